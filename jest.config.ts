@@ -1,0 +1,36 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// One jest project per workspace package. Tests import sibling packages by name; the mapper
+// points those names at their TypeScript sources so a test run never depends on stale `dist/`.
+const packages = [
+  'libs/domain',
+  'libs/config',
+  'libs/store',
+  'libs/files',
+  'libs/jobs',
+  'libs/client',
+  'services/api',
+  'services/worker',
+  'tools/stack',
+];
+
+const moduleNameMapper = {
+  '^@entia/(domain|config|store|files|jobs|client)$': '<rootDir>/libs/$1/src',
+  '^@entia/(api|worker)$': '<rootDir>/services/$1/src',
+  '^@entia/stack$': '<rootDir>/tools/stack/src',
+};
+
+const config: Config = {
+  projects: packages.map((dir) => ({
+    displayName: dir,
+    rootDir: __dirname,
+    testMatch: [`<rootDir>/${dir}/test/**/*.test.ts`],
+    testEnvironment: 'node',
+    transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+    moduleNameMapper,
+  })),
+  testTimeout: 30_000,
+};
+
+export default config;

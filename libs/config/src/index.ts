@@ -1,0 +1,2 @@
+export { ConfigSchema, type Config } from './schema';
+export { ConfigError, loadConfig, loadConfigOrExit } from './load';

@@ -1,0 +1,66 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import { ConfigSchema, type Config } from './schema';
+
+/** Thrown when the environment does not describe a runnable service; the message is one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type SettingName = keyof typeof ConfigSchema.properties;
+
+const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: true });
+const validate = ajv.compile<Config>(ConfigSchema);
+
+/**
+ * Reads and validates the settings in `env`. Environment values are strings, so they are coerced
+ * to the schema's types; an empty string counts as unset (so `PORT=` falls back to the default).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const candidate: Record<string, unknown> = { ...raw };
+  if (validate(candidate)) return candidate;
+  throw new ConfigError(`invalid configuration: ${problems(validate.errors ?? [], raw).join('; ')}`);
+}
+
+/** One message per offending variable (a union alone yields an error for each of its members). */
+function problems(errors: ErrorObject[], raw: Record<string, string>): string[] {
+  const byName = new Map<string, string>();
+  for (const error of errors) {
+    if (error.keyword === 'required') {
+      byName.set(String(error.params.missingProperty), 'is required');
+      continue;
+    }
+    const name = error.instancePath.slice(1) as SettingName;
+    if (byName.has(name) && error.keyword !== 'anyOf') continue;
+    byName.set(name, `${expectation(name, error)}${shown(name, raw[name])}`);
+  }
+  return [...byName].map(([name, message]) => `${name} ${message}`);
+}
+
+function expectation(name: SettingName, error: ErrorObject): string {
+  const schema = ConfigSchema.properties[name] as { anyOf?: { const: string }[] };
+  return schema.anyOf ? `must be one of ${schema.anyOf.map((s) => s.const).join('|')}` : (error.message ?? 'is invalid');
+}
+
+// Secrets never reach a log line, not even when they are wrong.
+function shown(name: string, value: string | undefined): string {
+  return value === undefined || /SECRET|ACCESS_KEY/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
+}
+
+/**
+ * For a service's main(): the validated configuration, or one line on stderr naming what is wrong
+ * and exit code 78 (EX_CONFIG), so an orchestrator shows the reason instead of a crash loop trace.
+ */
+export function loadConfigOrExit(service: string, env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${service}: ${error.message}\n`);
+    process.exit(78);
+  }
+}

@@ -1,0 +1,87 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * Every setting Entia reads from the environment, in one place. The README's configuration table
+ * is written from this list: a setting that is not here does not exist.
+ */
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')], {
+    default: 'development',
+    description: 'Runtime mode.',
+  }),
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Interface the API listens on.' }),
+  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'API port (0 = any free port).' }),
+  WORKER_PORT: Type.Integer({
+    default: 3001,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the worker health and metrics endpoint.',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  MONGODB_URL: Type.String({
+    pattern: '^mongodb(\\+srv)?://',
+    description: 'MongoDB (or FerretDB) connection string.',
+  }),
+  MONGODB_CONTROL_DB: Type.String({
+    default: 'entia',
+    pattern: '^[a-z][a-z0-9_]{2,62}$',
+    description: 'Database holding the registry of databases and the API-key index.',
+  }),
+  MONGODB_TIMEOUT_MS: Type.Integer({
+    default: 5000,
+    minimum: 100,
+    maximum: 120000,
+    description: 'How long to wait for MongoDB to be reachable: an outage fails requests after this long, never hangs them.',
+  }),
+  REDIS_URL: Type.String({ pattern: '^rediss?://', description: 'Redis for queues, cache and rate limits.' }),
+  S3_ENDPOINT: Type.String({ pattern: '^https?://[^/]+/?$', description: 'S3/MinIO endpoint URL, e.g. http://127.0.0.1:9000.' }),
+  S3_ACCESS_KEY: Type.String({ minLength: 1, description: 'S3 access key.' }),
+  S3_SECRET_KEY: Type.String({ minLength: 1, description: 'S3 secret key.' }),
+  S3_BUCKET: Type.String({
+    default: 'entia',
+    pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$',
+    description: 'Bucket for file values (created at start when missing).',
+  }),
+  S3_REGION: Type.String({ default: 'us-east-1', minLength: 1, description: 'S3 region used for signing.' }),
+  REDIS_PREFIX: Type.String({
+    default: 'entia',
+    pattern: '^[A-Za-z0-9_:-]{1,64}$',
+    description: 'Prefix of every Redis key Entia writes (queues, rate limits, cache); processes sharing it share them.',
+  }),
+  WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256, description: 'Jobs one worker runs at once.' }),
+  BODY_LIMIT_BYTES: Type.Integer({
+    default: 1048576,
+    minimum: 1024,
+    maximum: 104857600,
+    description: 'Largest accepted request body; larger is 413.',
+  }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60000, minimum: 1000, description: 'Rate-limit window.' }),
+  RATE_LIMIT_MAX: Type.Integer({
+    default: 1200,
+    minimum: 1,
+    description: 'Requests one client (IP, later API key) may make per window; more is 429.',
+  }),
+  TRUST_PROXY_HOPS: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 10,
+    description: 'Reverse proxies in front of the API whose X-Forwarded-For is trusted (for per-IP limits).',
+  }),
+  READINESS_TIMEOUT_MS: Type.Integer({
+    default: 2000,
+    minimum: 100,
+    maximum: 60000,
+    description: 'Time each dependency gets to answer a /readyz probe.',
+  }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    default: 15000,
+    minimum: 0,
+    maximum: 600000,
+    description: 'Grace period for in-flight requests and jobs on SIGTERM.',
+  }),
+});
+
+export type Config = Static<typeof ConfigSchema>;

@@ -1,0 +1,63 @@
+import { ConfigError, loadConfig } from '@entia/config';
+
+const required = {
+  MONGODB_URL: 'mongodb://127.0.0.1:27017',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  S3_ENDPOINT: 'http://127.0.0.1:9000',
+  S3_ACCESS_KEY: 'access',
+  S3_SECRET_KEY: 'secret-value',
+};
+
+function failure(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('loadConfig', () => {
+  it('fills defaults and coerces numbers', () => {
+    const config = loadConfig({ ...required, PORT: '8080' });
+    expect(config.PORT).toBe(8080);
+    expect(config.BODY_LIMIT_BYTES).toBe(1048576);
+    expect(config.LOG_LEVEL).toBe('info');
+    expect(config.S3_BUCKET).toBe('entia');
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(loadConfig({ ...required, PORT: '' }).PORT).toBe(3000);
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(loadConfig({ ...required, UNRELATED: 'x' })).not.toHaveProperty('UNRELATED');
+  });
+
+  it('names every missing required variable on one line', () => {
+    const message = failure({});
+    expect(message).not.toContain('\n');
+    for (const name of Object.keys(required)) expect(message).toContain(`${name} is required`);
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT must be integer \(got "abc"\)/],
+    ['PORT', '70000', /PORT must be <= 65535/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal\|error\|warn\|info\|debug\|trace\|silent \(got "loud"\)/],
+    ['MONGODB_URL', 'postgres://x', /MONGODB_URL must match pattern/],
+    ['REDIS_URL', 'http://x', /REDIS_URL must match pattern/],
+    ['S3_ENDPOINT', 'not a url', /S3_ENDPOINT must match pattern/],
+    ['NODE_ENV', 'staging', /NODE_ENV must be one of development\|test\|production/],
+  ])('refuses %s=%j with a line naming it', (name, value, expected) => {
+    const message = failure({ ...required, [name]: value });
+    expect(message).toMatch(expected);
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes a secret', () => {
+    const message = failure({ ...required, S3_SECRET_KEY: 'hunter2', PORT: 'x', S3_ACCESS_KEY: '' });
+    expect(message).not.toContain('hunter2');
+    expect(message).toContain('S3_ACCESS_KEY is required');
+  });
+});

@@ -1,0 +1,1 @@
+export { isDatabaseName, isObjectId, isPropertyName } from './names';

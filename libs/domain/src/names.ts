@@ -1,0 +1,21 @@
+/** Names and identifiers of SPEC §2, checked before anything reaches storage. */
+
+const DATABASE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
+const RESERVED_DATABASES = new Set(['admin', 'local', 'config']);
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+const PROPERTY_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/** A tenant database name: the pattern, minus MongoDB's own databases and the service's control database. */
+export function isDatabaseName(name: string, controlDb: string): boolean {
+  return DATABASE_NAME.test(name) && !RESERVED_DATABASES.has(name) && name !== controlDb;
+}
+
+/** Entity and value ids are 24 lowercase hex characters (a MongoDB ObjectId as a string). */
+export function isObjectId(id: string): boolean {
+  return OBJECT_ID.test(id);
+}
+
+/** A user property name; names starting with `_` belong to the system. */
+export function isPropertyName(name: string): boolean {
+  return PROPERTY_NAME.test(name);
+}

@@ -1,0 +1,1 @@
+export { ObjectStore, type ObjectStoreOptions } from './object-store';

@@ -1,0 +1,3 @@
+export { createRedis, type RedisRole } from './redis';
+export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type JobTypes } from './queue';
+export { JobProducer, type JobState, type JobStatus } from './producer';

@@ -1,0 +1,1 @@
+export { Store, type StoreOptions } from './connection';

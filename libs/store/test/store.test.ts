@@ -1,0 +1,45 @@
+import { ObjectId } from 'mongodb';
+import { Store } from '@entia/store';
+
+// Runs against the MongoDB-protocol server of the test stack (FerretDB here, mongod where available).
+const url = process.env.MONGODB_URL!;
+
+describe('Store over a real MongoDB-protocol connection', () => {
+  const dbName = `t_store_${process.pid}`;
+  const store = Store.open({ url, controlDb: `t_ctl_${process.pid}`, timeoutMs: 5000 });
+
+  afterAll(async () => {
+    await store.database(dbName).dropDatabase();
+    await store.control.dropDatabase();
+    await store.close();
+  });
+
+  it('answers ping', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  it('writes a document and reads it back in a separate connection', async () => {
+    const _id = new ObjectId();
+    await store.database(dbName).collection('probe').insertOne({ _id, name: [{ string: 'Ülle' }], n: 42 });
+    const other = Store.open({ url, controlDb: 'unused_ctl', timeoutMs: 5000 });
+    try {
+      const found = await other.database(dbName).collection('probe').findOne({ _id });
+      expect(found).toEqual({ _id, name: [{ string: 'Ülle' }], n: 42 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps tenant databases apart', async () => {
+    await store.database(dbName).collection('probe').insertOne({ marker: 'mine' });
+    expect(await store.database(`${dbName}_other`).collection('probe').countDocuments({ marker: 'mine' })).toBe(0);
+  });
+
+  it('fails fast, not forever, when the server is unreachable', async () => {
+    const nowhere = Store.open({ url: 'mongodb://127.0.0.1:1', controlDb: 'x_ctl', timeoutMs: 300 });
+    const started = Date.now();
+    await expect(nowhere.ping()).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await nowhere.close();
+  });
+});

@@ -1,0 +1,45 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { HttpProblem, problems, sendProblem } from './problem';
+
+/** body-parser signals its failures with `type` and `status`; each is the client's fault. */
+function bodyParserProblem(error: { type?: unknown; limit?: unknown }): HttpProblem | undefined {
+  switch (error.type) {
+    case 'entity.too.large':
+      return problems.payloadTooLarge(Number(error.limit));
+    case 'entity.parse.failed':
+      return problems.invalidRequest('The request body is not valid JSON.', [{ pointer: '', message: 'invalid JSON' }]);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return problems.unsupportedMediaType();
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return problems.invalidRequest('The request body was incomplete.');
+    default:
+      return undefined;
+  }
+}
+
+export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
+
+/**
+ * Turns anything thrown into a problem response. Only errors we recognise keep their message; an
+ * unexpected one is logged with its stack and answered with a bare 500.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const problem =
+      error instanceof HttpProblem ? error : bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown });
+    if (problem && problem.status < 500) {
+      sendProblem(res, problem);
+      return;
+    }
+    (req.log ?? logger).error({ err: error }, 'request failed');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, problem ?? problems.internal());
+  };
+}

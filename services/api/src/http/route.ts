@@ -1,0 +1,49 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Request, Response } from 'express';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Defaults to application/json when a schema is given. */
+  contentType?: string;
+}
+
+type Input<S> = S extends TSchema ? Static<S> : undefined;
+
+export interface RouteContext<P, Q, B> {
+  params: Input<P>;
+  query: Input<Q>;
+  body: Input<B>;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One endpoint: its OpenAPI description and its request schemas, which are both what the router
+ * validates with and what /api/openapi.json publishes. A route that is not declared here does not
+ * exist, in the router or in the document.
+ */
+export interface Route<P extends TSchema | undefined = TSchema | undefined, Q extends TSchema | undefined = TSchema | undefined, B extends TSchema | undefined = TSchema | undefined> {
+  method: Method;
+  /** OpenAPI style, e.g. `/api/jobs/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  /** Probes and metrics are exempt so that a busy client cannot make a pod look dead. */
+  rateLimited?: boolean;
+  handler(context: RouteContext<P, Q, B>): Promise<void> | void;
+}
+
+/** Keeps each route's handler typed by its own schemas while routes are collected in one list. */
+export function defineRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
+  route: Route<P, Q, B>,
+): Route {
+  return route as unknown as Route;
+}

@@ -1,0 +1,3 @@
+export { createApp } from './app';
+export { closeDeps, openDeps, type Deps } from './deps';
+export { createLogger } from './logger';

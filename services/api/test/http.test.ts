@@ -1,0 +1,144 @@
+import request from 'supertest';
+import { testApi, type TestApi } from './support';
+
+describe('HTTP basics', () => {
+  let api: TestApi;
+  beforeAll(() => {
+    api = testApi();
+  });
+  afterAll(() => api.close());
+
+  it('GET /healthz answers 200', async () => {
+    const res = await request(api.app).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz reaches MongoDB, Redis and object storage', async () => {
+    const res = await request(api.app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { mongodb: 'up', redis: 'up', storage: 'up' } });
+  });
+
+  it('GET /metrics counts requests by route pattern and status', async () => {
+    await request(api.app).get('/api/jobs/nope-404');
+    const res = await request(api.app).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/jobs\/:id",status="404"\} 1/);
+    expect(res.text).toContain('http_request_duration_seconds_bucket');
+    expect(res.text).toContain('process_resident_memory_bytes');
+  });
+
+  describe('X-Request-Id', () => {
+    it('echoes a safe incoming id', async () => {
+      const res = await request(api.app).get('/healthz').set('X-Request-Id', 'abc-123.x:y');
+      expect(res.headers['x-request-id']).toBe('abc-123.x:y');
+    });
+    it('makes one when none is sent', async () => {
+      const res = await request(api.app).get('/healthz');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+    it('replaces an unsafe one instead of echoing it', async () => {
+      const res = await request(api.app).get('/healthz').set('X-Request-Id', 'a b<script>');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
+  it('sets security headers (helmet) and hides the framework', async () => {
+    const res = await request(api.app).get('/healthz');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  describe('errors are RFC 9457 problem details', () => {
+    const expectProblem = (res: request.Response, status: number) => {
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status, type: expect.stringMatching(/^urn:entia:problem:/), title: expect.any(String) });
+    };
+
+    it('404 for an unknown path', async () => {
+      expectProblem(await request(api.app).get('/no/such/thing'), 404);
+    });
+
+    it('405 with Allow for a known path and another method', async () => {
+      const res = await request(api.app).delete('/healthz');
+      expectProblem(res, 405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      const post = await request(api.app).post('/api/jobs/123');
+      expect(post.status).toBe(405);
+      expect(post.headers.allow).toBe('GET, HEAD');
+      const put = await request(api.app).put('/api/jobs/ping');
+      expect(put.status).toBe(405);
+      expect(put.headers.allow).toBe('POST');
+    });
+
+    it('415 for a body that is not JSON', async () => {
+      const res = await request(api.app).post('/api/jobs/ping').set('Content-Type', 'text/plain').send('message=hi');
+      expectProblem(res, 415);
+    });
+
+    it('400 for malformed JSON, with a pointer', async () => {
+      const res = await request(api.app).post('/api/jobs/ping').set('Content-Type', 'application/json').send('{"message": ');
+      expectProblem(res, 400);
+      expect(res.body.errors).toEqual([{ pointer: '', message: 'invalid JSON' }]);
+    });
+
+    it('400 for a missing body', async () => {
+      const res = await request(api.app).post('/api/jobs/ping');
+      expectProblem(res, 400);
+    });
+
+    it('400 naming each offending field', async () => {
+      const res = await request(api.app).post('/api/jobs/ping').send({ message: { $gt: '' }, extra: 1 });
+      expectProblem(res, 400);
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([
+          { pointer: '/message', message: 'must be string' },
+          { pointer: '', message: 'unknown field "extra"' },
+        ]),
+      );
+    });
+
+    it('400 for an oversized field, per the published schema', async () => {
+      const res = await request(api.app).post('/api/jobs/ping').send({ message: 'x'.repeat(201) });
+      expectProblem(res, 400);
+      expect(res.body.errors[0]).toMatchObject({ pointer: '/message' });
+    });
+
+    it('400 for a path parameter outside its pattern, naming the parameter', async () => {
+      const res = await request(api.app).get(`/api/jobs/${encodeURIComponent('$where')}`);
+      expectProblem(res, 400);
+      expect(res.body.errors[0]).toMatchObject({ parameter: 'id' });
+    });
+
+    it('413 for a body over the limit, before it is parsed', async () => {
+      const res = await request(api.app)
+        .post('/api/jobs/ping')
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ message: 'x'.repeat(1024 * 1024 + 10) }));
+      expectProblem(res, 413);
+    });
+  });
+
+  describe('GET /api/openapi.json', () => {
+    it('describes every mounted route with the schemas that validate it', async () => {
+      const res = await request(api.app).get('/api/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body.openapi).toBe('3.1.0');
+      expect(Object.keys(res.body.paths).sort()).toEqual(
+        ['/api/jobs/ping', '/api/jobs/{id}', '/api/openapi.json', '/healthz', '/metrics', '/readyz'].sort(),
+      );
+      const ping = res.body.paths['/api/jobs/ping'].post;
+      expect(ping.requestBody.content['application/json'].schema).toMatchObject({
+        type: 'object',
+        additionalProperties: false,
+        properties: { message: { type: 'string', maxLength: 200 } },
+      });
+      expect(res.body.paths['/api/jobs/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+    });
+  });
+});

@@ -1,0 +1,2 @@
+export { startWorker, type RunningWorker } from './worker';
+export { healthServer } from './health-server';

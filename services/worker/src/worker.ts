@@ -1,0 +1,44 @@
+import type { Config } from '@entia/config';
+import { JobProducer, QUEUE_NAME, createRedis } from '@entia/jobs';
+import { Worker } from 'bullmq';
+import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { workerMetrics } from './metrics';
+import { dispatch } from './processors';
+
+export interface RunningWorker {
+  worker: Worker;
+  registry: Registry;
+  ready(): Promise<void>;
+  /** Waits for running jobs to finish (BullMQ's graceful close), then drops the connections. */
+  close(): Promise<void>;
+}
+
+export function startWorker(config: Config, logger: Logger): RunningWorker {
+  const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
+  const connection = createRedis(config.REDIS_URL, 'worker', onRedisError);
+  const commands = createRedis(config.REDIS_URL, 'command', onRedisError);
+  const worker = new Worker(QUEUE_NAME, dispatch, {
+    connection,
+    prefix: config.REDIS_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+  });
+  worker.on('error', (err) => logger.warn({ err }, 'worker error'));
+  worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
+  const queue = new JobProducer(commands, config.REDIS_PREFIX, onRedisError);
+
+  return {
+    worker,
+    registry: workerMetrics(worker, queue),
+    async ready() {
+      await commands.ping();
+      if (!worker.isRunning()) throw new Error('worker is not running');
+    },
+    async close() {
+      await worker.close();
+      await queue.close();
+      connection.disconnect();
+      commands.disconnect();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { trackChild } from './cleanup';
+import { StackError } from './errors';
+import { httpStatus } from './http';
+import { stderrLog } from './log';
+import { assertPortFree } from './ports';
+import { sleep } from './process';
+import { keepAlive, onceSignal } from './signals';
+import { startStack } from './stack';
+
+interface App {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<string>;
+}
+
+function prefixLines(stream: NodeJS.ReadableStream, out: NodeJS.WritableStream, prefix: string): void {
+  readline.createInterface({ input: stream }).on('line', (line) => out.write(`${prefix} ${line}\n`));
+}
+
+function startApp(name: string, main: string, cwd: string, env: NodeJS.ProcessEnv): App {
+  // detached: a terminal Ctrl-C reaches only the CLI, which then stops things in order.
+  const child = spawn(process.execPath, [main], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  prefixLines(child.stdout!, process.stdout, `[${name}]`);
+  prefixLines(child.stderr!, process.stderr, `[${name}]`);
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (err) => resolve(err.message));
+    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`));
+  });
+  const untrack = trackChild(child, () => stopApp({ name, child, exited }));
+  void exited.then(untrack);
+  return { name, child, exited };
+}
+
+async function stopApp(app: App, graceMs = 10_000): Promise<void> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
+  app.child.kill('SIGTERM');
+  const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);
+  await app.exited;
+  clearTimeout(timer);
+}
+
+async function waitReady(port: number, cancelled: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cancelled()) {
+    if ((await httpStatus(`http://127.0.0.1:${port}/readyz`)) === 200) return;
+    if (Date.now() > deadline) {
+      throw new StackError(`the API did not answer GET /readyz with 200 within ${timeoutMs / 1000}s (see [api] output above)`);
+    }
+    await sleep(250);
+  }
+}
+
+type Outcome = { kind: 'ready' } | { kind: 'signal'; signal: NodeJS.Signals } | { kind: 'crash'; why: string };
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new StackError(`${name}=${raw} is not a TCP port: fix or unset it`);
+  return port;
+}
+
+/** `start`: the stack, then API and worker; stops in reverse order. Resolves to the exit code. */
+export async function runApp(repo: string, dataDir: string): Promise<number> {
+  const mains = { api: 'services/api/dist/main.js', worker: 'services/worker/dist/main.js' };
+  for (const main of Object.values(mains)) {
+    if (!fs.existsSync(path.join(repo, main))) throw new StackError(`${main} not found: run \`npm run build\` first`);
+  }
+  const port = portFromEnv('PORT', 3000);
+  const workerPort = portFromEnv('WORKER_PORT', port + 1);
+  await assertPortFree(port, 'the API (set PORT)');
+  await assertPortFree(workerPort, 'the worker health endpoint (set WORKER_PORT)');
+
+  let received: NodeJS.Signals | undefined;
+  const signal = onceSignal().then((sig): Outcome => {
+    received = sig;
+    return { kind: 'signal', signal: sig };
+  });
+  const release = keepAlive();
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  try {
+    stack = await startStack({ dataDir });
+  } finally {
+    release();
+  }
+  if (received) {
+    await stack.stop();
+    return 0;
+  }
+  const releaseApps = keepAlive();
+  const env = { ...process.env, ...stack.env, PORT: String(port), WORKER_PORT: String(workerPort) };
+  const apps = [startApp('api', path.join(repo, mains.api), repo, env), startApp('worker', path.join(repo, mains.worker), repo, env)];
+  const shutdown = async (): Promise<void> => {
+    await Promise.all(apps.map((a) => stopApp(a)));
+    await stack.stop();
+    releaseApps();
+  };
+  const crashed = Promise.race(
+    apps.map((a) => a.exited.then((how): Outcome => ({ kind: 'crash', why: `${a.name} exited unexpectedly (${how})` }))),
+  );
+
+  let outcome: Outcome;
+  let settled = false;
+  try {
+    const ready = waitReady(port, () => settled).then((): Outcome => ({ kind: 'ready' }));
+    outcome = await Promise.race([ready, signal, crashed]);
+  } catch (err) {
+    await shutdown();
+    throw err;
+  } finally {
+    settled = true;
+  }
+  if (outcome.kind === 'ready') {
+    process.stdout.write(`Entia API: http://127.0.0.1:${port}\n`);
+    outcome = await Promise.race([signal, crashed]);
+  }
+  if (outcome.kind === 'crash') {
+    stderrLog(`${outcome.why}; stopping everything`);
+    await shutdown();
+    return 1;
+  }
+  stderrLog(`${received}: stopping API and worker, then the stack`);
+  await shutdown();
+  return 0;
+}

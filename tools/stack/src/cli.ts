@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runApp } from './app';
+import { ensureBinary, FERRETDB, MINIO } from './build';
+import { StackError, errorMessage } from './errors';
+import { seconds, stderrLog } from './log';
+import { keepAlive, onceSignal } from './signals';
+import { startStack } from './stack';
+import { runTests } from './tests';
+
+// dist/cli.js lives in tools/stack/dist: the repo root is three levels up.
+const REPO = path.resolve(__dirname, '..', '..', '..');
+const DATA_DIR = path.join(REPO, '.stack', 'data');
+const ENV_FILE = path.join(REPO, '.stack', 'env');
+
+const USAGE = `usage: entia-stack <command>
+  up      start MongoDB (or FerretDB), Redis and MinIO with data in .stack/data; print env; Ctrl-C stops
+  start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1)
+  test    jest against an ephemeral stack; extra args go to jest; last line: "<N> passed, <N> failed"
+  build   build or check the cached FerretDB and MinIO binaries`;
+
+async function up(): Promise<number> {
+  const signal = onceSignal();
+  const stack = await startStack({ dataDir: DATA_DIR });
+  const lines = Object.entries(stack.env).map(([k, v]) => `${k}=${v}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  fs.writeFileSync(ENV_FILE, `${lines.join('\n')}\n`, { mode: 0o600 });
+  stderrLog(`up; env also in ${path.relative(REPO, ENV_FILE)}; Ctrl-C to stop`);
+  const release = keepAlive();
+  // A server that dies on its own leaves a half stack; say so and stop rather than linger.
+  const died = new Promise<string>((resolve) => {
+    const timer = setInterval(() => {
+      const dead = stack.servers.find((s) => s.pid === undefined);
+      if (dead) {
+        clearInterval(timer);
+        resolve(`${dead.name} exited unexpectedly (log: ${dead.logFile})`);
+      }
+    }, 1000);
+    void signal.then(() => clearInterval(timer));
+  });
+  const outcome = await Promise.race([signal.then((s) => ({ signal: s })), died.then((why) => ({ why }))]);
+  stderrLog('signal' in outcome ? `${outcome.signal}: stopping` : `${outcome.why}; stopping`);
+  await stack.stop();
+  fs.rmSync(ENV_FILE, { force: true });
+  release();
+  return 'signal' in outcome ? 0 : 1;
+}
+
+async function build(): Promise<number> {
+  const t = Date.now();
+  for (const spec of [FERRETDB, MINIO]) {
+    const r = await ensureBinary(spec, process.env, stderrLog);
+    stderrLog(`${spec.label}: ${r.built ? 'built' : 'cached'} in ${(r.ms / 1000).toFixed(1)}s (${r.path})`);
+  }
+  stderrLog(`build done in ${seconds(t)}`);
+  return 0;
+}
+
+function printError(err: unknown): void {
+  const lines = err instanceof StackError ? [err.message, ...err.details] : [errorMessage(err).split('\n')[0]];
+  process.stderr.write(`[stack] error: ${lines.join('\n')}\n`);
+  if (!(err instanceof StackError) && process.env.ENTIA_STACK_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'up':
+      return up();
+    case 'start':
+      return runApp(REPO, DATA_DIR);
+    case 'build':
+      return build();
+    case 'test': {
+      let result: { summary: string; code: number };
+      try {
+        result = await runTests(REPO, rest);
+      } catch (err) {
+        printError(err);
+        result = { summary: '0 passed, 1 failed', code: 1 };
+      }
+      process.stdout.write(`${result.summary}\n`);
+      return result.code;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`[stack] error: unknown command "${command}"\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    printError(err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,14 @@
+export type { ManagedServer, ServerName, StackEnv } from './types';
+export { startStack, type Stack, type StackOptions } from './stack';
+export { startRedis } from './redis';
+export { startFerretDb } from './ferretdb';
+export { startMongod, findMongod } from './mongod';
+export { startMinio, ensureBucket } from './minio';
+export { ensureBinary, binaryPath, FERRETDB, MINIO } from './build';
+export { cacheDir } from './cache';
+export { StackError } from './errors';
+export { mongoPing } from './mongo-ping';
+export { redisPing } from './redis-ping';
+export { s3Request, signV4 } from './sigv4';
+export { stopWithParent } from './cleanup';
+export { freePort } from './ports';

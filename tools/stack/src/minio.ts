@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ensureBinary, MINIO } from './build';
+import { StackError } from './errors';
+import { httpStatus } from './http';
+import { stderrLog } from './log';
+import { managed } from './managed';
+import { assertPortFree, freePort, withPortRetry } from './ports';
+import { ServerProcess, sleep } from './process';
+import { s3ErrorCode, s3Request, type S3Credentials } from './sigv4';
+import type { ManagedServer, StartCommon } from './types';
+
+interface Credentials {
+  accessKey: string;
+  secretKey: string;
+}
+
+/**
+ * Random per data dir, and kept with it: MinIO encrypts its IAM/config data with the root
+ * credentials, so a persistent dir must come back with the ones it was created with.
+ */
+function credentialsFor(dir: string): Credentials {
+  const file = path.join(dir, 'credentials.json');
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
+  } catch {
+    const creds = { accessKey: `entia${randomBytes(6).toString('hex')}`, secretKey: randomBytes(24).toString('base64url') };
+    fs.writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+    return creds;
+  }
+}
+
+/** PUT /<bucket>, treating "already yours" as success; retried while MinIO finishes booting. */
+export async function ensureBucket(endpoint: string, creds: S3Credentials, bucket: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await s3Request(endpoint, creds, 'PUT', `/${bucket}`).catch((err: Error) => ({ status: 0, body: err.message }));
+    if (reply.status === 200) return;
+    const code = reply.status ? s3ErrorCode(reply) : reply.body;
+    if (code === 'BucketAlreadyOwnedByYou') return;
+    // 503 = XMinioServerNotInitialized right after the health check turns green.
+    const transient = reply.status === 0 || reply.status >= 500;
+    if (!transient || Date.now() > deadline) {
+      throw new StackError(`creating bucket "${bucket}" at ${endpoint} failed: ${code}`);
+    }
+    await sleep(200);
+  }
+}
+
+export async function startMinio(
+  opts: StartCommon & { bucket: string; region?: string },
+): Promise<ManagedServer & { endpoint: string; accessKey: string; secretKey: string }> {
+  const env = opts.env ?? process.env;
+  const { path: bin } = await ensureBinary(MINIO, env, opts.log ?? stderrLog);
+  const dataDir = path.join(opts.dir, 'data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const creds = credentialsFor(opts.dir);
+  const region = opts.region ?? 'us-east-1';
+  return withPortRetry(opts.port, async (port) => {
+    const consolePort = await freePort();
+    await assertPortFree(port, 'MinIO');
+    const endpoint = `http://127.0.0.1:${port}`;
+    const proc = new ServerProcess({
+      label: `MinIO ${MINIO.version}`,
+      command: bin,
+      args: ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`],
+      env: {
+        ...env,
+        MINIO_ROOT_USER: creds.accessKey,
+        MINIO_ROOT_PASSWORD: creds.secretKey,
+        ...(region === 'us-east-1' ? {} : { MINIO_SITE_REGION: region }),
+      },
+      dir: opts.dir,
+      logName: 'minio.log',
+      ready: async () => (await httpStatus(`${endpoint}/minio/health/live`)) === 200,
+      readyTimeoutMs: 60_000,
+    });
+    const bucket = (): Promise<void> => ensureBucket(endpoint, { ...creds, region }, opts.bucket);
+    await proc.start();
+    try {
+      await bucket();
+    } catch (err) {
+      await proc.stop();
+      throw err;
+    }
+    // Object.assign, not spread: spreading would freeze the live `pid` getter into a value.
+    return Object.assign(managed('minio', port, proc, { ports: [port, consolePort], afterStart: bucket }), {
+      endpoint,
+      accessKey: creds.accessKey,
+      secretKey: creds.secretKey,
+    });
+  });
+}

@@ -1,0 +1,34 @@
+export interface StackEnv {
+  MONGODB_URL: string;
+  REDIS_URL: string;
+  S3_ENDPOINT: string;
+  S3_ACCESS_KEY: string;
+  S3_SECRET_KEY: string;
+  S3_BUCKET: string;
+  S3_REGION: string;
+}
+
+export type ServerName = 'mongodb' | 'redis' | 'minio';
+
+export interface ManagedServer {
+  name: ServerName;
+  pid?: number;
+  port: number;
+  /** Where the server's own output goes; shown when it fails. */
+  logFile?: string;
+  /** SIGTERM, then SIGKILL after a few seconds; resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** SIGKILL now (simulates a crash); resolves when gone. */
+  kill(): Promise<void>;
+  /** Start again on the same port and data dir, and wait until it answers. */
+  restart(): Promise<void>;
+}
+
+/** Options every server starter accepts besides its own. */
+export interface StartCommon {
+  port?: number;
+  dir: string;
+  /** Env for resolving binaries and for the child; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}

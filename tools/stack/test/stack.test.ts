@@ -1,0 +1,65 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { mongoPing, redisPing, s3Request, startFerretDb, startMinio, startRedis, type ManagedServer } from '@entia/stack';
+
+// Real servers, each on its own temp dir and free port; the binaries come from the cache
+// (a fresh machine builds them on first use, which takes minutes, hence the long timeout).
+jest.setTimeout(300_000);
+
+let dir: string;
+let server: ManagedServer | undefined;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'entia-stack-test-'));
+});
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function crashAndRestart(s: ManagedServer, answers: () => Promise<boolean>): Promise<void> {
+  const { port, pid } = s;
+  expect(pid).toBeGreaterThan(0);
+  await s.kill();
+  expect(s.pid).toBeUndefined();
+  expect(await answers()).toBe(false);
+  await s.restart();
+  expect(s.port).toBe(port);
+  expect(s.pid).not.toBe(pid);
+  expect(await answers()).toBe(true);
+}
+
+test('redis answers PING and comes back after a crash', async () => {
+  const redis = await startRedis({ dir, log: () => undefined });
+  server = redis;
+  expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}`);
+  expect(await redisPing(redis.port)).toBe(true);
+  await crashAndRestart(redis, () => redisPing(redis.port));
+});
+
+test('FerretDB answers a wire-protocol ping and comes back after a crash', async () => {
+  const mongo = await startFerretDb({ dir, log: () => undefined });
+  server = mongo;
+  expect(mongo.url).toBe(`mongodb://127.0.0.1:${mongo.port}/`);
+  expect(await mongoPing(mongo.port)).toBe(true);
+  await crashAndRestart(mongo, () => mongoPing(mongo.port));
+  await mongo.stop();
+  expect(mongo.pid).toBeUndefined();
+  expect(await mongoPing(mongo.port)).toBe(false);
+});
+
+test('MinIO serves the bucket with its generated credentials, before and after a crash', async () => {
+  const minio = await startMinio({ dir, bucket: 'entia-test', log: () => undefined });
+  server = minio;
+  const creds = { accessKey: minio.accessKey, secretKey: minio.secretKey, region: 'us-east-1' };
+  const bucketOk = async (): Promise<boolean> =>
+    (await s3Request(minio.endpoint, creds, 'HEAD', '/entia-test').catch(() => ({ status: 0 }))).status === 200;
+  expect(minio.endpoint).toBe(`http://127.0.0.1:${minio.port}`);
+  expect(await bucketOk()).toBe(true);
+  const wrong = await s3Request(minio.endpoint, { ...creds, secretKey: 'not-the-secret' }, 'HEAD', '/entia-test');
+  expect(wrong.status).toBe(403);
+  await crashAndRestart(minio, bucketOk);
+});
