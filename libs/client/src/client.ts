@@ -1,11 +1,28 @@
-import { EntiaError, type Problem } from './errors';
-import { DEFAULT_RETRY, backoffDelay, isRetryableStatus, type RetryPolicy } from './retry';
+import { Credentials } from './credentials';
+import { EntiaDatabase } from './database';
+import { EntiaError } from './errors';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry';
+import { Transport } from './transport';
+import type { AuthResult } from './types';
 
 export interface ClientOptions {
   baseUrl: string;
+  /** A personal API key. Without one (and without `token`) the client is anonymous: public entities only. */
+  apiKey?: string;
+  /**
+   * The database this client works in: limits the exchanged token to it (`GET /api/auth?db=`) and is
+   * what `client.db()` opens when given no name.
+   */
+  db?: string;
+  /** A JWT obtained earlier, used until it nears expiry; renewed from `apiKey` when there is one. */
+  token?: string;
+  /** Renew the token this long before its `exp`. Default 5 minutes. */
+  tokenRefreshMarginMs?: number;
   retry?: RetryPolicy;
   /** Injected in tests to observe waits; defaults to a real timer. */
   sleep?: (ms: number) => Promise<void>;
+  /** Injected in tests to move time; defaults to `Date.now`. */
+  now?: () => number;
 }
 
 export interface JobStatus {
@@ -18,40 +35,66 @@ export interface JobStatus {
   failedReason?: string;
 }
 
+const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Typed access to an Entia API: retries what may succeed later, and nothing else. */
+/**
+ * Typed access to an Entia API: authenticates with a cached JWT, retries what may succeed later, and
+ * nothing else. Entity operations live on the database-scoped object from `db()`.
+ */
 export class EntiaClient {
-  private readonly baseUrl: string;
-  private readonly retry: RetryPolicy;
+  private readonly transport: Transport;
+  private readonly credentials: Credentials | undefined;
+  private readonly defaultDb: string | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: ClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.retry = options.retry ?? DEFAULT_RETRY;
     this.sleep = options.sleep ?? realSleep;
+    this.transport = new Transport(options.baseUrl.replace(/\/+$/, ''), options.retry ?? DEFAULT_RETRY, this.sleep);
+    this.defaultDb = options.db;
+    const { apiKey } = options;
+    const authPath = options.db === undefined ? '/api/auth' : `/api/auth?db=${encodeURIComponent(options.db)}`;
+    if (apiKey !== undefined || options.token !== undefined) {
+      this.credentials = new Credentials({
+        // Straight to the transport, never through `request`: a 401 here is a bad key and is thrown,
+        // it cannot start another exchange.
+        exchange: apiKey === undefined ? undefined : () => this.transport.send<AuthResult>('GET', authPath, undefined, apiKey),
+        token: options.token,
+        marginMs: options.tokenRefreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
+        now: options.now ?? Date.now,
+      });
+    }
   }
 
-  /** One call, retried on 5xx, 429 and network failures with backoff; 4xx is thrown at once. */
+  /**
+   * Exchanges the API key now (joining an exchange already under way) and returns the databases it
+   * opens; the new token is cached for later calls. Needs `apiKey`.
+   */
+  auth(): Promise<AuthResult> {
+    if (!this.credentials) return Promise.reject(new Error('EntiaClient: auth() needs an apiKey'));
+    return this.credentials.exchange();
+  }
+
+  /** The operations of one database; without a name, the `db` given to the constructor. */
+  db(name: string | undefined = this.defaultDb): EntiaDatabase {
+    if (name === undefined) throw new Error('EntiaClient: name a database, or pass `db` to the constructor');
+    return new EntiaDatabase(this, name);
+  }
+
+  /**
+   * One call, with the current token. A 401 means the token expired or was revoked: the key is
+   * exchanged once more and the call repeated once; a second 401 is thrown. Retries of 5xx, 429 and
+   * network failures happen below, per attempt.
+   */
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const last = attempt >= this.retry.attempts;
-      let response: Response;
-      try {
-        response = await fetch(`${this.baseUrl}${path}`, {
-          method,
-          headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      } catch (error) {
-        if (last) throw error;
-        await this.sleep(backoffDelay(attempt, this.retry));
-        continue;
-      }
-      if (response.ok) return (await response.json()) as T;
-      if (last || !isRetryableStatus(response.status)) throw await toError(response);
-      await response.body?.cancel();
-      await this.sleep(retryAfterMs(response) ?? backoffDelay(attempt, this.retry));
+    const credentials = this.credentials;
+    const token = await credentials?.token();
+    try {
+      return await this.transport.send<T>(method, path, body, token);
+    } catch (error) {
+      if (!(error instanceof EntiaError) || error.status !== 401 || !credentials?.canRenew || token === undefined) throw error;
+      return this.transport.send<T>(method, path, body, await credentials.renew(token));
     }
   }
 
@@ -73,15 +116,4 @@ export class EntiaClient {
       await this.sleep(pollMs);
     }
   }
-}
-
-function retryAfterMs(response: Response): number | undefined {
-  const seconds = Number(response.headers.get('retry-after'));
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
-}
-
-async function toError(response: Response): Promise<EntiaError> {
-  const requestId = response.headers.get('x-request-id') ?? undefined;
-  const problem = (await response.json().catch(() => undefined)) as Problem | undefined;
-  return new EntiaError(response.status, problem, requestId);
 }

@@ -36,6 +36,16 @@ export const ConfigSchema = Type.Object({
     maximum: 120000,
     description: 'How long to wait for MongoDB to be reachable: an outage fails requests after this long, never hangs them.',
   }),
+  JWT_SECRET: Type.String({
+    minLength: 32,
+    description: 'HS256 secret signing the JWTs; at least 32 characters, the same on every API process.',
+  }),
+  KEY_RECHECK_MS: Type.Integer({
+    default: 30000,
+    minimum: 0,
+    maximum: 60000,
+    description: 'How long a token\'s API key is known to be live before it is looked up again: revocation takes effect within this time.',
+  }),
   REDIS_URL: Type.String({ pattern: '^rediss?://', description: 'Redis for queues, cache and rate limits.' }),
   S3_ENDPOINT: Type.String({ pattern: '^https?://[^/]+/?$', description: 'S3/MinIO endpoint URL, e.g. http://127.0.0.1:9000.' }),
   S3_ACCESS_KEY: Type.String({ minLength: 1, description: 'S3 access key.' }),
@@ -52,6 +62,12 @@ export const ConfigSchema = Type.Object({
     description: 'Prefix of every Redis key Entia writes (queues, rate limits, cache); processes sharing it share them.',
   }),
   WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256, description: 'Jobs one worker runs at once.' }),
+  MAX_STRING_LENGTH: Type.Integer({
+    default: 10000,
+    minimum: 1,
+    maximum: 1000000,
+    description: 'Longest value of a string property, in characters (text properties allow 1 000 000).',
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     default: 1048576,
     minimum: 1024,

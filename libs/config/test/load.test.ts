@@ -6,6 +6,7 @@ const required = {
   S3_ENDPOINT: 'http://127.0.0.1:9000',
   S3_ACCESS_KEY: 'access',
   S3_SECRET_KEY: 'secret-value',
+  JWT_SECRET: 'a-jwt-secret-of-at-least-32-characters',
 };
 
 function failure(env: NodeJS.ProcessEnv): string {
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://x', /REDIS_URL must match pattern/],
     ['S3_ENDPOINT', 'not a url', /S3_ENDPOINT must match pattern/],
     ['NODE_ENV', 'staging', /NODE_ENV must be one of development\|test\|production/],
+    ['JWT_SECRET', 'short', /JWT_SECRET must NOT have fewer than 32 characters$/],
   ])('refuses %s=%j with a line naming it', (name, value, expected) => {
     const message = failure({ ...required, [name]: value });
     expect(message).toMatch(expected);
@@ -56,8 +58,9 @@ describe('loadConfig', () => {
   });
 
   it('never echoes a secret', () => {
-    const message = failure({ ...required, S3_SECRET_KEY: 'hunter2', PORT: 'x', S3_ACCESS_KEY: '' });
+    const message = failure({ ...required, S3_SECRET_KEY: 'hunter2', JWT_SECRET: 'hunter3', PORT: 'x', S3_ACCESS_KEY: '' });
     expect(message).not.toContain('hunter2');
+    expect(message).not.toContain('hunter3');
     expect(message).toContain('S3_ACCESS_KEY is required');
   });
 });

@@ -1,11 +1,12 @@
 /** Names and identifiers of SPEC §2, checked before anything reaches storage. */
 
 const DATABASE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
-const RESERVED_DATABASES = new Set(['admin', 'local', 'config']);
+// MongoDB's own databases, and path segments the API uses beside /api/{db} (/api/auth, /api/jobs).
+const RESERVED_DATABASES = new Set(['admin', 'local', 'config', 'auth', 'jobs']);
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const PROPERTY_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
-/** A tenant database name: the pattern, minus MongoDB's own databases and the service's control database. */
+/** A tenant database name: the pattern, minus reserved names and the service's control database. */
 export function isDatabaseName(name: string, controlDb: string): boolean {
   return DATABASE_NAME.test(name) && !RESERVED_DATABASES.has(name) && name !== controlDb;
 }

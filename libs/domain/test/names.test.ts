@@ -4,7 +4,7 @@ describe('isDatabaseName', () => {
   it.each(['abc', 'my_db', 'a12', 'x'.padEnd(63, 'y')])('accepts %s', (name) => {
     expect(isDatabaseName(name, 'entia')).toBe(true);
   });
-  it.each(['ab', 'Abc', '1abc', '_abc', 'a-bc', 'a.bc', 'x'.padEnd(64, 'y'), 'admin', 'local', 'config', 'entia', 'ab c', '$abc'])(
+  it.each(['ab', 'Abc', '1abc', '_abc', 'a-bc', 'a.bc', 'x'.padEnd(64, 'y'), 'admin', 'local', 'config', 'auth', 'jobs', 'entia', 'ab c', '$abc'])(
     'refuses %j',
     (name) => {
       expect(isDatabaseName(name, 'entia')).toBe(false);

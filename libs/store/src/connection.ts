@@ -1,4 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
+import { ControlDb } from './control';
+import { EntityCollection } from './entities';
 
 export interface StoreOptions {
   url: string;
@@ -27,12 +29,24 @@ export class Store {
     return new Store(client, options);
   }
 
+  get controlDbName(): string {
+    return this.options.controlDb;
+  }
+
   get control(): Db {
     return this.client.db(this.options.controlDb);
   }
 
+  get registry(): ControlDb {
+    return new ControlDb(this.control);
+  }
+
   database(name: string): Db {
     return this.client.db(name);
+  }
+
+  entities(name: string): EntityCollection {
+    return new EntityCollection(this.database(name), this.options.timeoutMs);
   }
 
   async ping(): Promise<void> {

@@ -1,1 +1,5 @@
 export { Store, type StoreOptions } from './connection';
+export { ControlDb, type DatabaseRecord, type KeyRecord } from './control';
+export { EntityCollection, type Versioned } from './entities';
+export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
+export { newId } from './ids';

@@ -7,9 +7,13 @@ import { createMetrics } from './http/metrics';
 import { mountRoutes } from './http/mount';
 import { rateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { KeyLiveness, authenticate } from './auth/authenticate';
+import { authRoutes } from './routes/auth';
+import { entityRoutes } from './routes/entities';
 import { healthRoutes, type Lifecycle } from './routes/health';
 import { jobRoutes } from './routes/jobs';
 import { openApiRoute } from './routes/openapi';
+import { Tenants } from './tenancy';
 import { version } from './version';
 
 /** The express app over `deps`; listening and shutdown belong to main.ts. */
@@ -25,9 +29,16 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = { shuttingDown: fal
   app.use(metrics.middleware);
   app.use(helmet());
 
-  const routes = [...healthRoutes(deps, metrics.registry, lifecycle), ...jobRoutes(deps)];
+  const tenants = new Tenants(deps.store, config.MONGODB_CONTROL_DB);
+  const routes = [
+    ...healthRoutes(deps, metrics.registry, lifecycle),
+    ...authRoutes(deps),
+    ...entityRoutes(deps, tenants),
+    ...jobRoutes(deps),
+  ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     bodyLimit: config.BODY_LIMIT_BYTES,
+    authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(deps.store.registry, config.KEY_RECHECK_MS)),
     rateLimit: rateLimiter({
       redis: deps.redis,
       windowMs: config.RATE_LIMIT_WINDOW_MS,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { closeDeps, openDeps } from './deps';
 import { createLogger } from './logger';
+import { ensureIndexes } from './admin/indexes';
 import type { Lifecycle } from './routes/health';
 
 /** Stops taking connections, lets in-flight requests finish (up to the grace period), then closes. */
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const deps = openDeps(config, logger);
   deps.objects.ensureBucket().catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
+  ensureIndexes(deps).catch((err: unknown) => logger.warn({ err }, 'could not ensure indexes; they are retried at the next start'));
 
   const lifecycle: Lifecycle = { shuttingDown: false };
   const server = createServer(createApp(deps, lifecycle));

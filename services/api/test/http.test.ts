@@ -130,8 +130,25 @@ describe('HTTP basics', () => {
       expect(res.status).toBe(200);
       expect(res.body.openapi).toBe('3.1.0');
       expect(Object.keys(res.body.paths).sort()).toEqual(
-        ['/api/jobs/ping', '/api/jobs/{id}', '/api/openapi.json', '/healthz', '/metrics', '/readyz'].sort(),
+        [
+          '/api/auth',
+          '/api/{db}/entity',
+          '/api/{db}/entity/{id}',
+          '/api/{db}/property/{id}',
+          '/api/jobs/ping',
+          '/api/jobs/{id}',
+          '/api/openapi.json',
+          '/healthz',
+          '/metrics',
+          '/readyz',
+        ].sort(),
       );
+      expect(Object.keys(res.body.paths['/api/{db}/entity/{id}']).sort()).toEqual(['delete', 'get', 'post']);
+      const create = res.body.paths['/api/{db}/entity'].post;
+      expect(create.requestBody.content['application/json'].schema).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
+      expect(create.requestBody.content['application/json'].schema.items.properties.reference).toMatchObject({ pattern: '^[0-9a-f]{24}$' });
+      expect(create.responses['201'].content['application/json'].schema.properties).toHaveProperty('properties');
+      expect(res.body.paths['/api/{db}/entity/{id}'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['db', 'id', 'props']);
       const ping = res.body.paths['/api/jobs/ping'].post;
       expect(ping.requestBody.content['application/json'].schema).toMatchObject({
         type: 'object',

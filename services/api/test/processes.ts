@@ -52,7 +52,7 @@ export async function waitForStatus(url: string, accept: (status: number) => boo
 
 /** Environment of the test stack for a spawned service, with the given overrides. */
 export function stackEnv(overrides: Record<string, string>): Record<string, string> {
-  const names = ['MONGODB_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION'];
+  const names = ['MONGODB_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'JWT_SECRET'];
   const env: Record<string, string> = { LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
   for (const name of names) if (process.env[name]) env[name] = process.env[name]!;
   return { ...env, ...overrides };

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { trackChild } from './cleanup';
+import { writeEnvFile } from './envfile';
 import { StackError } from './errors';
 import { httpStatus } from './http';
 import { stderrLog } from './log';
@@ -65,7 +66,7 @@ function portFromEnv(name: string, fallback: number): number {
 }
 
 /** `start`: the stack, then API and worker; stops in reverse order. Resolves to the exit code. */
-export async function runApp(repo: string, dataDir: string): Promise<number> {
+export async function runApp(repo: string, dataDir: string, envFile: string): Promise<number> {
   const mains = { api: 'services/api/dist/main.js', worker: 'services/worker/dist/main.js' };
   for (const main of Object.values(mains)) {
     if (!fs.existsSync(path.join(repo, main))) throw new StackError(`${main} not found: run \`npm run build\` first`);
@@ -92,11 +93,13 @@ export async function runApp(repo: string, dataDir: string): Promise<number> {
     return 0;
   }
   const releaseApps = keepAlive();
+  const written = writeEnvFile(envFile, stack.env);
   const env = { ...process.env, ...stack.env, PORT: String(port), WORKER_PORT: String(workerPort) };
   const apps = [startApp('api', path.join(repo, mains.api), repo, env), startApp('worker', path.join(repo, mains.worker), repo, env)];
   const shutdown = async (): Promise<void> => {
     await Promise.all(apps.map((a) => stopApp(a)));
     await stack.stop();
+    written.remove();
     releaseApps();
   };
   const crashed = Promise.race(

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runApp } from './app';
 import { ensureBinary, FERRETDB, MINIO } from './build';
+import { writeEnvFile } from './envfile';
 import { StackError, errorMessage } from './errors';
 import { seconds, stderrLog } from './log';
 import { keepAlive, onceSignal } from './signals';
@@ -23,9 +23,8 @@ const USAGE = `usage: entia-stack <command>
 async function up(): Promise<number> {
   const signal = onceSignal();
   const stack = await startStack({ dataDir: DATA_DIR });
-  const lines = Object.entries(stack.env).map(([k, v]) => `${k}=${v}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
-  fs.writeFileSync(ENV_FILE, `${lines.join('\n')}\n`, { mode: 0o600 });
+  const envFile = writeEnvFile(ENV_FILE, stack.env);
+  process.stdout.write(`${envFile.lines.join('\n')}\n`);
   stderrLog(`up; env also in ${path.relative(REPO, ENV_FILE)}; Ctrl-C to stop`);
   const release = keepAlive();
   // A server that dies on its own leaves a half stack; say so and stop rather than linger.
@@ -42,7 +41,7 @@ async function up(): Promise<number> {
   const outcome = await Promise.race([signal.then((s) => ({ signal: s })), died.then((why) => ({ why }))]);
   stderrLog('signal' in outcome ? `${outcome.signal}: stopping` : `${outcome.why}; stopping`);
   await stack.stop();
-  fs.rmSync(ENV_FILE, { force: true });
+  envFile.remove();
   release();
   return 'signal' in outcome ? 0 : 1;
 }
@@ -69,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
     case 'up':
       return up();
     case 'start':
-      return runApp(REPO, DATA_DIR);
+      return runApp(REPO, DATA_DIR, ENV_FILE);
     case 'build':
       return build();
     case 'test': {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -94,6 +95,17 @@ async function s3Part(env: NodeJS.ProcessEnv, root: string, log: Log): Promise<P
   };
 }
 
+/**
+ * JWT_SECRET when given; else one kept in the data dir, so tokens survive a restart of a
+ * persistent stack (an ephemeral stack's dir, and so its secret, is new each run).
+ */
+function jwtSecret(env: NodeJS.ProcessEnv, root: string): string {
+  if (env.JWT_SECRET) return env.JWT_SECRET;
+  const file = path.join(root, 'jwt-secret');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
 /** All three start at once; report every distinct problem so one fix-and-retry round suffices. */
 function combine(failures: unknown[]): unknown {
   const [first, ...rest] = failures;
@@ -136,7 +148,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     throw combine(failures);
   }
   const [mongo, redis, s3] = results.map((r) => (r as PromiseFulfilledResult<Part<keyof StackEnv>>).value);
-  const stackEnv = { ...mongo!.env, ...redis!.env, ...s3!.env } as StackEnv;
+  const stackEnv = { ...mongo!.env, ...redis!.env, ...s3!.env, JWT_SECRET: jwtSecret(env, root) } as StackEnv;
   log(`ready in ${seconds(started)}`);
 
   let stopping: Promise<void> | undefined;

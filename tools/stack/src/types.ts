@@ -6,6 +6,8 @@ export interface StackEnv {
   S3_SECRET_KEY: string;
   S3_BUCKET: string;
   S3_REGION: string;
+  /** Not a server, but the one secret every API process must share: the local stack provides it too. */
+  JWT_SECRET: string;
 }
 
 export type ServerName = 'mongodb' | 'redis' | 'minio';

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { DomainError, problemOf } from './domain-errors';
 import { HttpProblem, problems, sendProblem } from './problem';
 
 /** body-parser signals its failures with `type` and `status`; each is the client's fault. */
@@ -30,7 +31,11 @@ export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const problem =
-      error instanceof HttpProblem ? error : bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown });
+      error instanceof HttpProblem
+        ? error
+        : error instanceof DomainError
+          ? problemOf(error)
+          : bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown });
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;

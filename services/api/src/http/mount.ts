@@ -5,6 +5,7 @@ import { compileValidator, type Location } from './validate';
 
 export interface MountOptions {
   bodyLimit: number;
+  authenticate: RequestHandler;
   rateLimit: RequestHandler;
 }
 
@@ -14,8 +15,8 @@ export function expressPath(path: string): string {
 }
 
 /**
- * Registers every route with its guards in a fixed order: rate limit, media type, body parsing
- * (bounded), validation of params/query/body, handler. Then answers 405 with `Allow` for any
+ * Registers every route with its guards in a fixed order: authentication (so limits can count per
+ * API key), rate limit, media type, body parsing (bounded), validation of params/query/body, handler. Then answers 405 with `Allow` for any
  * other method on a known path.
  */
 export function mountRoutes(app: Express, routes: Route[], options: MountOptions): void {
@@ -26,6 +27,7 @@ export function mountRoutes(app: Express, routes: Route[], options: MountOptions
     const path = expressPath(route.path);
     allowed.set(path, [...(allowed.get(path) ?? []), route.method.toUpperCase()]);
     const guards: RequestHandler[] = [];
+    if (route.auth !== 'none') guards.push(options.authenticate);
     if (route.rateLimited !== false) guards.push(options.rateLimit);
     if (route.body) guards.push(requireJson, json);
     guards.push(validation(route));

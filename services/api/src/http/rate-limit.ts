@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { grantOf } from '../auth/authenticate';
 import { problems, sendProblem } from './problem';
 
 /**
@@ -28,7 +29,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * Fixed-window limit per client, counted in Redis so every API replica shares the counts. While
+ * Fixed-window limit per client (API key or IP), counted in Redis so every API replica shares the counts. While
  * Redis is unreachable requests pass: an outage of the limiter must not become an outage of the API.
  */
 export function rateLimiter({ redis, windowMs, max, prefix }: RateLimitOptions): RequestHandler {
@@ -38,7 +39,11 @@ export function rateLimiter({ redis, windowMs, max, prefix }: RateLimitOptions):
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     passOnStoreError: true,
-    keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
+    // Per API key once the caller is known (a verified token), else per IP.
+    keyGenerator: (req, res) => {
+      const grant = grantOf(res);
+      return grant ? `key:${grant.kid}` : ipKeyGenerator(req.ip ?? 'unknown');
+    },
     store: new RecoveringRedisStore({
       prefix: `${prefix}:rl:`,
       sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,

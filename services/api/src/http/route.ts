@@ -38,6 +38,11 @@ export interface Route<P extends TSchema | undefined = TSchema | undefined, Q ex
   responses: Record<number, ResponseSpec>;
   /** Probes and metrics are exempt so that a busy client cannot make a pod look dead. */
   rateLimited?: boolean;
+  /**
+   * `token` (default): a Bearer JWT is verified when present (the request is anonymous without
+   * one). `none`: the Authorization header is not this layer's business (probes, the key exchange).
+   */
+  auth?: 'token' | 'none';
   handler(context: RouteContext<P, Q, B>): Promise<void> | void;
 }
 

@@ -26,6 +26,7 @@ export function healthRoutes(deps: Deps, registry: Registry, lifecycle: Lifecycl
       summary: 'Liveness: the process is up and serving HTTP.',
       tags: ['operations'],
       rateLimited: false,
+      auth: 'none',
       responses: { 200: { description: 'Alive.', schema: Type.Object({ status: Type.Literal('ok') }) } },
       handler: ({ res }) => {
         res.json({ status: 'ok' });
@@ -38,6 +39,7 @@ export function healthRoutes(deps: Deps, registry: Registry, lifecycle: Lifecycl
       summary: 'Readiness: MongoDB, Redis and object storage all answer.',
       tags: ['operations'],
       rateLimited: false,
+      auth: 'none',
       responses: {
         200: { description: 'Ready.', schema: Type.Object({ status: Type.Literal('ready'), checks: Checks }) },
         503: { description: 'A dependency is down (named in `detail` and `checks`), or the process is shutting down.' },
@@ -61,6 +63,7 @@ export function healthRoutes(deps: Deps, registry: Registry, lifecycle: Lifecycl
       summary: 'Prometheus metrics.',
       tags: ['operations'],
       rateLimited: false,
+      auth: 'none',
       responses: { 200: { description: 'Prometheus text exposition.', schema: Type.String(), contentType: 'text/plain' } },
       handler: async ({ res }) => {
         res.type(registry.contentType).send(await registry.metrics());

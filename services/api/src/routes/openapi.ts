@@ -10,6 +10,7 @@ export function openApiRoute(routes: Route[], version: string): Route {
     operationId: 'openapi',
     summary: 'This API, described as OpenAPI 3.1.',
     tags: ['operations'],
+    auth: 'none',
     responses: { 200: { description: 'The OpenAPI document.', schema: Type.Object({}, { additionalProperties: true }) } },
     handler: ({ res }) => {
       res.json(document);

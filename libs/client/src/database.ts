@@ -1,0 +1,79 @@
+import type { EntiaClient } from './client';
+import { queryString } from './query';
+import type { Deleted, Entity, EntityList, EntityQuery, Value, ValueInput, WriteResult } from './types';
+
+/**
+ * The entity and property operations of one database (`/api/{db}/…`), from `client.db(name)`. The
+ * database is fixed here rather than passed to every call, so a call cannot go to the wrong tenant by
+ * a forgotten argument. Every method returns the parsed response body as the API sends it.
+ */
+export class EntiaDatabase {
+  private readonly base: string;
+
+  constructor(
+    private readonly client: EntiaClient,
+    readonly name: string,
+  ) {
+    this.base = `/api/${encodeURIComponent(name)}`;
+  }
+
+  /** `POST /api/{db}/entity`: a new entity; `values` must include `_type`. The caller becomes its owner. */
+  createEntity(values: ValueInput[]): Promise<WriteResult> {
+    return this.client.request('POST', `${this.base}/entity`, values);
+  }
+
+  /** `GET /api/{db}/entity/{id}`; `props` limits the properties returned. */
+  getEntity(id: string, options: { props?: string[] } = {}): Promise<{ entity: Entity }> {
+    const query = queryString({ props: options.props });
+    return this.client.request('GET', `${this.entityPath(id)}${query}`);
+  }
+
+  /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
+  addValues(id: string, values: ValueInput[]): Promise<WriteResult> {
+    return this.client.request('POST', this.entityPath(id), values);
+  }
+
+  /** `DELETE /api/{db}/entity/{id}` (owner only). */
+  deleteEntity(id: string): Promise<Deleted> {
+    return this.client.request('DELETE', this.entityPath(id));
+  }
+
+  /** `GET /api/{db}/entity?…`: filters, `sort`, `limit`, `skip`, `q`, `props` (see `EntityQuery`). */
+  listEntities(query: EntityQuery = {}): Promise<EntityList> {
+    return this.client.request('GET', `${this.base}/entity${queryString(query)}`);
+  }
+
+  /** `POST /api/{db}/entity/{id}/aggregate`: recomputes that entity's formulas now (SPEC §7). */
+  aggregateEntity(id: string): Promise<{ entity: Entity }> {
+    return this.client.request('POST', `${this.entityPath(id)}/aggregate`);
+  }
+
+  /** `GET /api/{db}/property/{id}`: one value; a file value carries a short-lived download `url`. */
+  getProperty(valueId: string): Promise<Value> {
+    return this.client.request('GET', this.propertyPath(valueId));
+  }
+
+  /** `DELETE /api/{db}/property/{id}`: one value; deleting an `_api_key` value revokes that key. */
+  deleteProperty(valueId: string): Promise<Deleted> {
+    return this.client.request('DELETE', this.propertyPath(valueId));
+  }
+
+  /**
+   * A new API key for a person entity (the person themselves or its owner may do this). The plaintext
+   * is in this response only; the server keeps a hash and shows `"***"` ever after.
+   */
+  async generateApiKey(personId: string): Promise<string> {
+    const result = await this.addValues(personId, [{ type: '_api_key' }]);
+    const key = result.properties?._api_key?.[0]?.string;
+    if (typeof key !== 'string') throw new Error('the API answered without the generated key');
+    return key;
+  }
+
+  private entityPath(id: string): string {
+    return `${this.base}/entity/${encodeURIComponent(id)}`;
+  }
+
+  private propertyPath(id: string): string {
+    return `${this.base}/property/${encodeURIComponent(id)}`;
+  }
+}

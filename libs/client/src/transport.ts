@@ -1,0 +1,57 @@
+import { EntiaError, type Problem } from './errors';
+import { backoffDelay, isRetryableStatus, type RetryPolicy } from './retry';
+
+/**
+ * HTTP with the interface's retry rule and nothing else: 5xx, 429 and network failures are retried
+ * with backoff; any other non-2xx is an `EntiaError` at once. Knows no credentials beyond the bearer
+ * it is handed, so the key exchange and ordinary calls share one retry behaviour.
+ */
+export class Transport {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly retry: RetryPolicy,
+    private readonly sleep: (ms: number) => Promise<void>,
+  ) {}
+
+  async send<T>(method: string, path: string, body: unknown, bearer: string | undefined): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= this.retry.attempts;
+      let response: Response;
+      try {
+        response = await fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      } catch (error) {
+        if (last) throw error;
+        await this.sleep(backoffDelay(attempt, this.retry));
+        continue;
+      }
+      if (response.ok) return (await readJson(response)) as T;
+      if (last || !isRetryableStatus(response.status)) throw await toError(response);
+      await response.body?.cancel();
+      await this.sleep(retryAfterMs(response) ?? backoffDelay(attempt, this.retry));
+    }
+  }
+}
+
+/** An empty 2xx body (a 204, say) is `undefined` rather than a JSON syntax error. */
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+function retryAfterMs(response: Response): number | undefined {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+async function toError(response: Response): Promise<EntiaError> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const problem = (await response.json().catch(() => undefined)) as Problem | undefined;
+  return new EntiaError(response.status, problem, requestId);
+}

@@ -1,0 +1,101 @@
+import type { Entity, Properties } from './entity';
+import type { MetaTypes } from './references';
+import type { Value, ValueType } from './values/types';
+
+interface DefinitionSpec {
+  name: string;
+  type: ValueType;
+  list?: boolean;
+  multilingual?: boolean;
+  search?: boolean;
+}
+
+/** The property definitions every new database starts with, per meta-type (SPEC §4, §5). */
+const META_DEFINITIONS: Record<keyof MetaTypes, DefinitionSpec[]> = {
+  entity: [
+    { name: 'name', type: 'string', search: true },
+    { name: 'label', type: 'string', multilingual: true },
+    { name: 'description', type: 'text', multilingual: true },
+  ],
+  property: [
+    { name: 'name', type: 'string', search: true },
+    { name: 'type', type: 'string' },
+    { name: 'list', type: 'boolean' },
+    { name: 'multilingual', type: 'boolean' },
+    { name: 'search', type: 'boolean' },
+    { name: 'reference_query', type: 'string' },
+    { name: 'formula', type: 'string' },
+    { name: 'label', type: 'string', multilingual: true },
+    { name: 'description', type: 'text', multilingual: true },
+    { name: 'mandatory', type: 'boolean' },
+    { name: 'readonly', type: 'boolean' },
+    { name: 'default', type: 'string' },
+    { name: 'ordinal', type: 'number' },
+  ],
+  person: [
+    { name: 'name', type: 'string', search: true },
+    { name: 'email', type: 'string', search: true },
+  ],
+  database: [{ name: 'name', type: 'string', search: true }],
+};
+
+export interface Bootstrap {
+  meta: MetaTypes;
+  databaseEntity: string;
+  owner: string;
+  entities: Entity[];
+}
+
+/**
+ * The entities of a new database: the meta-types (`entity` is its own type), their definitions,
+ * the `database` entity and the first person, who owns them all. Types and definitions are shared
+ * with the whole domain, so every person of the database can use them.
+ */
+export function bootstrapDatabase(args: { name: string; ownerName: string; now: string; newId(): string }): Bootstrap {
+  const { newId, now } = args;
+  const meta: MetaTypes = { entity: newId(), property: newId(), person: newId(), database: newId() };
+  const owner = newId();
+  const databaseEntity = newId();
+  const stamp = { at: now, by: owner };
+  const value = (type: string, data: Partial<Value>): Value => ({ _id: newId(), type, ...data, created: stamp });
+
+  const entity = (id: string, type: string, fields: Properties, sharing: 'domain' | 'private'): Entity => ({
+    _id: id,
+    properties: {
+      _type: [value('_type', { reference: type })],
+      _owner: [value('_owner', { reference: owner })],
+      _sharing: [value('_sharing', { string: sharing })],
+      _created: [value('_created', { datetime: now, reference: owner })],
+      ...fields,
+    },
+  });
+  const named = (name: string): Properties => ({ name: [value('name', { string: name })] });
+
+  const types = (Object.keys(meta) as (keyof MetaTypes)[]).map((name) => entity(meta[name], meta.entity, named(name), 'domain'));
+  const definitions = (Object.keys(META_DEFINITIONS) as (keyof MetaTypes)[]).flatMap((typeName) =>
+    META_DEFINITIONS[typeName].map((spec) => {
+      const flags: Properties = {};
+      for (const flag of ['list', 'multilingual', 'search'] as const) {
+        if (spec[flag]) flags[flag] = [value(flag, { boolean: true })];
+      }
+      return entity(newId(), meta.property, {
+        ...named(spec.name),
+        type: [value('type', { string: spec.type })],
+        _parent: [value('_parent', { reference: meta[typeName] })],
+        ...flags,
+      }, 'domain');
+    }),
+  );
+
+  return {
+    meta,
+    databaseEntity,
+    owner,
+    entities: [
+      ...types,
+      ...definitions,
+      entity(databaseEntity, meta.database, named(args.name), 'domain'),
+      entity(owner, meta.person, named(args.ownerName), 'private'),
+    ],
+  };
+}

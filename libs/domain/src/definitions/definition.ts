@@ -1,0 +1,14 @@
+import type { Right } from '../rights';
+import type { ValueShape } from '../values/rules';
+
+/** How a property behaves (SPEC §5); system properties have built-in definitions of the same shape. */
+export interface PropertyDefinition extends ValueShape {
+  list: boolean;
+  search: boolean;
+  mandatory: boolean;
+  readonly: boolean;
+  referenceQuery?: string;
+  formula?: string;
+  /** The right needed to add, change or delete its values. */
+  writeRight: Right;
+}

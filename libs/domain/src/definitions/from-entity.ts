@@ -1,0 +1,50 @@
+import { first, type Properties } from '../entity';
+import type { FieldError } from '../errors';
+import { isPropertyName } from '../names';
+import { isValueType } from '../values/types';
+import type { PropertyDefinition } from './definition';
+
+const flag = (properties: Properties, name: string) => first(properties, name)?.boolean === true;
+const text = (properties: Properties, name: string) => first(properties, name)?.string;
+
+/**
+ * The definition a property entity describes (SPEC §5), or undefined when it is not a complete
+ * one. Definitions are validated when written (`checkDefinition`), so undefined is only seen for
+ * data written around the API.
+ */
+export function definitionFrom(properties: Properties): PropertyDefinition | undefined {
+  const name = text(properties, 'name');
+  const type = text(properties, 'type');
+  if (name === undefined || !isPropertyName(name) || !isValueType(type)) return undefined;
+  const referenceQuery = text(properties, 'reference_query');
+  const formula = text(properties, 'formula');
+  return {
+    name,
+    type,
+    list: flag(properties, 'list'),
+    multilingual: flag(properties, 'multilingual'),
+    search: flag(properties, 'search'),
+    mandatory: flag(properties, 'mandatory'),
+    readonly: flag(properties, 'readonly'),
+    ...(referenceQuery === undefined ? {} : { referenceQuery }),
+    ...(formula === undefined ? {} : { formula }),
+    writeRight: 'editor',
+  };
+}
+
+/** What makes a property entity a valid definition, checked after each write to one. */
+export function checkDefinition(properties: Properties): FieldError[] {
+  const errors: FieldError[] = [];
+  const name = text(properties, 'name');
+  const type = text(properties, 'type');
+  if (name === undefined) errors.push({ pointer: '', message: 'a property definition needs a name' });
+  else if (!isPropertyName(name)) errors.push({ pointer: '', message: `definition name "${name}" must match ^[A-Za-z][A-Za-z0-9_]{0,63}$` });
+  if (type === undefined) errors.push({ pointer: '', message: 'a property definition needs a type' });
+  else if (!isValueType(type)) {
+    errors.push({ pointer: '', message: `definition type "${type}" must be one of string, text, number, boolean, date, datetime, reference, file` });
+  }
+  if (text(properties, 'reference_query') !== undefined && type !== 'reference') {
+    errors.push({ pointer: '', message: 'reference_query is only allowed on reference properties' });
+  }
+  return errors;
+}

@@ -1,0 +1,30 @@
+import { SHARING } from '../rights';
+import type { PropertyDefinition } from './definition';
+
+const base = { multilingual: false, search: false, mandatory: false, readonly: false } as const;
+
+const rightList = (name: string): PropertyDefinition => ({ ...base, name, type: 'reference', list: true, writeRight: 'owner' });
+
+/**
+ * System properties (SPEC §4): every entity may carry them whatever its type defines. Rules beyond
+ * these shapes (who a reference may point at, `_type` fixed after create, `_api_key` only on
+ * persons) are in write.ts and references.ts.
+ */
+export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new Map(
+  [
+    { ...base, name: '_type', type: 'reference', list: false, mandatory: true, writeRight: 'owner' },
+    { ...base, name: '_parent', type: 'reference', list: true, writeRight: 'editor' },
+    { ...base, name: '_created', type: 'datetime', list: false, readonly: true, writeRight: 'owner' },
+    { ...base, name: '_sharing', type: 'string', list: false, allowed: SHARING, writeRight: 'owner' },
+    rightList('_owner'),
+    rightList('_editor'),
+    rightList('_expander'),
+    rightList('_viewer'),
+    { ...base, name: '_inheritrights', type: 'boolean', list: false, writeRight: 'owner' },
+    { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner' },
+  ].map((definition) => [definition.name, definition as PropertyDefinition]),
+);
+
+export function isSystemProperty(name: string): boolean {
+  return name.startsWith('_');
+}

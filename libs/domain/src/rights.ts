@@ -1,0 +1,55 @@
+import { first, referencesOf, type Properties } from './entity';
+
+/** Cumulative rights (SPEC §6): each includes the ones after it. */
+export const RIGHTS = ['owner', 'editor', 'expander', 'viewer'] as const;
+export type Right = (typeof RIGHTS)[number];
+
+const LEVEL: Record<Right, number> = { viewer: 1, expander: 2, editor: 3, owner: 4 };
+
+export const RIGHT_PROPERTIES = ['_owner', '_editor', '_expander', '_viewer'] as const;
+
+export const SHARING = ['private', 'domain', 'public'] as const;
+export type Sharing = (typeof SHARING)[number];
+
+/** A signed-in person of the database, or nobody (an anonymous GET). */
+export interface Caller {
+  personId?: string;
+}
+
+export function sharingOf(properties: Properties): Sharing {
+  const value = first(properties, '_sharing')?.string;
+  return (SHARING as readonly string[]).includes(value ?? '') ? (value as Sharing) : 'private';
+}
+
+/** The highest right `personId` holds on the entity through its right lists, if any. */
+export function rightOf(properties: Properties, personId: string | undefined): Right | undefined {
+  if (personId === undefined) return undefined;
+  return RIGHTS.find((right) => referencesOf(properties, `_${right}`).includes(personId));
+}
+
+export function hasRight(properties: Properties, caller: Caller, needed: Right): boolean {
+  const right = rightOf(properties, caller.personId);
+  return right !== undefined && LEVEL[right] >= LEVEL[needed];
+}
+
+export function canRead(properties: Properties, caller: Caller): boolean {
+  const sharing = sharingOf(properties);
+  if (sharing === 'public') return true;
+  if (caller.personId === undefined) return false;
+  return sharing === 'domain' || rightOf(properties, caller.personId) !== undefined;
+}
+
+/**
+ * The access list stored on the entity document, which every read is filtered by: the persons
+ * holding any right, plus `domain` or `public` by `_sharing`. It must always say what `canRead` says.
+ */
+export function readAccess(properties: Properties): string[] {
+  const persons = RIGHT_PROPERTIES.flatMap((name) => referencesOf(properties, name));
+  const sharing = sharingOf(properties);
+  return [...new Set([...persons, ...(sharing === 'private' ? [] : [sharing])])];
+}
+
+/** The access tags a caller matches: what a read filter compares `readAccess` with. */
+export function callerTags(caller: Caller): string[] {
+  return caller.personId === undefined ? ['public'] : [caller.personId, 'domain', 'public'];
+}

@@ -1,0 +1,142 @@
+import type { Entity, Properties } from './entity';
+import { invalid, forbidden, type FieldError } from './errors';
+import type { PropertyDefinition } from './definitions/definition';
+import { definitionOf } from './definitions/lookup';
+import { hasRight, type Caller } from './rights';
+import { checkValue, type ValueLimits } from './values/rules';
+import type { Value, ValueData, ValueField } from './values/types';
+
+/** A value as a client sends it (interface §4.1), already shape-checked by the request schema. */
+export type ValueInput = { type: string; _id?: string; language?: string } & Partial<Record<ValueField, unknown>>;
+
+export interface WriteContext {
+  caller: Required<Caller>;
+  now: string;
+  newId(): string;
+  /** User property definitions of the entity's type, by name. */
+  definitions: ReadonlyMap<string, PropertyDefinition>;
+  limits: ValueLimits;
+  /** The entity is a person: the only kind that may hold `_api_key` values. */
+  isPerson: boolean;
+  newApiKey(): { plaintext: string; hash: string };
+}
+
+/** A reference value to resolve against its target before the write is stored. */
+export interface ReferenceCheck {
+  pointer: string;
+  property: string;
+  id: string;
+}
+
+export interface WriteResult {
+  properties: Properties;
+  /** The values created or overwritten, as the response shows them (a new API key in plain text, once). */
+  written: Value[];
+  /** Values this write replaced or removed (their files, index entries and keys go too). */
+  removed: Value[];
+  references: ReferenceCheck[];
+  /** Hashes of API keys this write generated, to index. */
+  newKeys: { valueId: string; hash: string }[];
+}
+
+const clone = (properties: Properties): Properties =>
+  Object.fromEntries(Object.entries(properties).map(([name, values]) => [name, [...values]]));
+
+/**
+ * Applies a client's values to an entity (SPEC §3): all or nothing. Without `_id` a value is added
+ * (list) or replaces the property's value (non-list, per language); with `_id` it overwrites that
+ * value. `existing` is undefined when creating (the caller then owns the new entity). Throws
+ * `invalid` with every offending item, or `forbidden` when the caller lacks the right.
+ */
+export function applyWrite(existing: Entity | undefined, items: ValueInput[], ctx: WriteContext): WriteResult {
+  const creating = existing === undefined;
+  const properties = clone(existing?.properties ?? {});
+  const result: WriteResult = { properties, written: [], removed: [], references: [], newKeys: [] };
+  const errors: FieldError[] = [];
+  const replacedHere = new Set<string>();
+
+  items.forEach((item, index) => {
+    const at = `/${index}`;
+    const fail = (message: string, field = 'type') => errors.push({ pointer: `${at}/${field}`, message });
+    const definition = definitionOf(item.type, ctx.definitions);
+    if (!definition) return fail(`unknown property "${item.type}": the entity's type does not define it`);
+    if (definition.readonly) return fail(`"${item.type}" is read-only`);
+    if (definition.formula !== undefined) return fail(`"${item.type}" is computed by a formula and cannot be written`);
+    if (item.type === '_type' && !creating) return fail('_type cannot be changed after the entity is created');
+    if (!creating && !hasRight(existing.properties, ctx.caller, definition.writeRight) && !isOwnApiKey(item.type, existing, ctx)) {
+      throw forbidden(`writing "${item.type}" needs the ${definition.writeRight} right on this entity`);
+    }
+
+    let data: ValueData;
+    if (item.type === '_api_key') {
+      if (!ctx.isPerson) return fail('_api_key values exist only on person entities');
+      if (item._id !== undefined) return fail('an API key cannot be overwritten: delete it and generate a new one', '_id');
+      const given = (['string', 'number', 'boolean', 'date', 'datetime', 'reference'] as const).filter((f) => item[f] !== undefined);
+      if (given.length > 0) return fail('post {"type": "_api_key"} without a value: the server generates the key', given[0]);
+      const key = ctx.newApiKey();
+      const valueId = ctx.newId();
+      const stored: Value = { _id: valueId, type: '_api_key', string: key.hash, created: { at: ctx.now, by: ctx.caller.personId } };
+      (properties._api_key ??= []).push(stored);
+      result.written.push({ ...stored, string: key.plaintext });
+      result.newKeys.push({ valueId, hash: key.hash });
+      return;
+    } else {
+      const checked = checkValue(item, definition, ctx.limits, at);
+      if (Array.isArray(checked)) return void errors.push(...checked);
+      data = checked;
+    }
+
+    const value: Value = { _id: item._id ?? ctx.newId(), type: item.type, ...data, created: { at: ctx.now, by: ctx.caller.personId } };
+    const values = (properties[item.type] ??= []);
+    if (item._id !== undefined) {
+      const position = values.findIndex((v) => v._id === item._id);
+      if (position < 0) return fail(`value ${item._id} is not a value of "${item.type}" on this entity`, '_id');
+      result.removed.push(values[position]!);
+      values[position] = value;
+    } else if (definition.list) {
+      values.push(value);
+    } else {
+      // A non-list property holds one value (one per language): the new one replaces it.
+      const slot = `${item.type}\u0000${data.language ?? ''}`;
+      if (replacedHere.has(slot)) return fail(`"${item.type}" holds one value${data.language ? ` per language` : ''}: two were sent`);
+      replacedHere.add(slot);
+      const kept = values.filter((v) => v.language !== data.language);
+      result.removed.push(...values.filter((v) => v.language === data.language));
+      properties[item.type] = [...kept, value];
+    }
+    if (value.reference !== undefined) result.references.push({ pointer: `${at}/reference`, property: item.type, id: value.reference });
+    result.written.push(value);
+  });
+
+  if (errors.length > 0) throw invalid('Some values were refused; nothing was written.', errors);
+  if (creating) completeNewEntity(properties, result, ctx);
+  assertOwned(properties);
+  for (const [name, values] of Object.entries(properties)) if (values.length === 0) delete properties[name];
+  return result;
+}
+
+/** A person may manage their own API keys without any right on their person entity. */
+function isOwnApiKey(type: string, entity: Entity, ctx: WriteContext): boolean {
+  return type === '_api_key' && entity._id === ctx.caller.personId;
+}
+
+function completeNewEntity(properties: Properties, result: WriteResult, ctx: WriteContext): void {
+  if ((properties._type ?? []).length !== 1) {
+    throw invalid('An entity needs its _type.', [{ pointer: '', message: 'exactly one _type value with a reference is required' }]);
+  }
+  const stamp = { at: ctx.now, by: ctx.caller.personId };
+  const added: Value[] = [];
+  if (!(properties._owner ?? []).some((v) => v.reference === ctx.caller.personId)) {
+    added.push({ _id: ctx.newId(), type: '_owner', reference: ctx.caller.personId, created: stamp });
+  }
+  added.push({ _id: ctx.newId(), type: '_created', datetime: ctx.now, reference: ctx.caller.personId, created: stamp });
+  for (const value of added) (properties[value.type] ??= []).push(value);
+  result.written.push(...added);
+}
+
+/** SPEC §6: the last `_owner` cannot be removed. */
+export function assertOwned(properties: Properties): void {
+  if ((properties._owner ?? []).length === 0) {
+    throw invalid('The last _owner cannot be removed.', [{ pointer: '', message: 'an entity keeps at least one _owner' }]);
+  }
+}

@@ -1,0 +1,68 @@
+import { readAccess, type Entity, type Properties, type Value } from '@entia/domain';
+import { ObjectId, type Document } from 'mongodb';
+
+/**
+ * How an entity is kept in MongoDB: one document, its property value arrays at the top level
+ * (names are letters-first or known `_` system names, so they never collide with the fields
+ * below), ids and references as ObjectIds, datetimes as dates. Derived fields, rebuilt from the
+ * properties on every write so they can never disagree with them:
+ * - `__v`     version, for compare-and-set writes
+ * - `__read`  who may read: person ids, `domain`, `public` (every read filters on it)
+ * - `__vids`  every value id (finds a value by its `_id` through an index)
+ * - `__refs`  every referenced entity id (finds referrers)
+ */
+export interface EntityDocument extends Document {
+  _id: ObjectId;
+  __v: number;
+  __read: string[];
+  __vids: ObjectId[];
+  __refs: ObjectId[];
+}
+
+export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs'] as const;
+
+function encodeValue(value: Value): Document {
+  const { _id, reference, datetime, created, ...rest } = value;
+  return {
+    _id: new ObjectId(_id),
+    ...rest,
+    ...(reference === undefined ? {} : { reference: new ObjectId(reference) }),
+    ...(datetime === undefined ? {} : { datetime: new Date(datetime) }),
+    created: { at: new Date(created.at), by: new ObjectId(created.by) },
+  };
+}
+
+function decodeValue(stored: Document): Value {
+  const { _id, type, reference, datetime, created, ...rest } = stored;
+  return {
+    _id: (_id as ObjectId).toHexString(),
+    type: type as string,
+    ...(rest as Omit<Value, '_id' | 'type' | 'created'>),
+    ...(reference === undefined ? {} : { reference: (reference as ObjectId).toHexString() }),
+    ...(datetime === undefined ? {} : { datetime: (datetime as Date).toISOString() }),
+    created: { at: (created.at as Date).toISOString(), by: (created.by as ObjectId).toHexString() },
+  };
+}
+
+export function toDocument(entity: Entity, version: number): EntityDocument {
+  const document: EntityDocument = { _id: new ObjectId(entity._id), __v: version, __read: readAccess(entity.properties), __vids: [], __refs: [] };
+  const refs = new Set<string>();
+  for (const [name, values] of Object.entries(entity.properties)) {
+    document[name] = values.map(encodeValue);
+    for (const value of values) {
+      document.__vids.push(new ObjectId(value._id));
+      if (value.reference !== undefined) refs.add(value.reference);
+    }
+  }
+  document.__refs = [...refs].map((id) => new ObjectId(id));
+  return document;
+}
+
+export function fromDocument(document: Document): { entity: Entity; version: number } {
+  const properties: Properties = {};
+  for (const [name, values] of Object.entries(document)) {
+    if (name === '_id' || name.startsWith('__') || !Array.isArray(values)) continue;
+    properties[name] = values.map(decodeValue);
+  }
+  return { entity: { _id: (document._id as ObjectId).toHexString(), properties }, version: Number(document.__v ?? 0) };
+}

@@ -1,0 +1,85 @@
+import type { Entity } from '@entia/domain';
+import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
+import { fromDocument, toDocument, type EntityDocument } from './codec';
+
+export interface Versioned {
+  entity: Entity;
+  version: number;
+}
+
+/**
+ * The `entity` collection of one tenant database. Every write is one atomic document operation;
+ * a change of an existing entity is a compare-and-set on its version, so two concurrent writers
+ * cannot lose each other's values.
+ */
+export class EntityCollection {
+  private readonly collection: Collection<EntityDocument>;
+
+  constructor(
+    db: Db,
+    private readonly maxTimeMS: number,
+  ) {
+    this.collection = db.collection<EntityDocument>('entity');
+  }
+
+  /** The indexes the reads and lookups need (idempotent; run at start and on database creation). */
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndexes([
+      { key: { __read: 1 }, name: 'read_access' },
+      { key: { __vids: 1 }, name: 'value_ids', unique: true },
+      { key: { __refs: 1 }, name: 'references' },
+      { key: { '_type.reference': 1 }, name: 'type' },
+      { key: { '_parent.reference': 1 }, name: 'parent' },
+    ]);
+  }
+
+  async get(id: string): Promise<Versioned | undefined> {
+    const document = await this.collection.findOne({ _id: new ObjectId(id) }, { maxTimeMS: this.maxTimeMS });
+    return document ? fromDocument(document) : undefined;
+  }
+
+  /** The entity holding the value with this `_id` (through the value-id index). */
+  async byValueId(valueId: string): Promise<Versioned | undefined> {
+    const document = await this.collection.findOne({ __vids: new ObjectId(valueId) }, { maxTimeMS: this.maxTimeMS });
+    return document ? fromDocument(document) : undefined;
+  }
+
+  async many(ids: readonly string[]): Promise<Map<string, Entity>> {
+    if (ids.length === 0) return new Map();
+    const documents = await this.collection
+      .find({ _id: { $in: [...new Set(ids)].map((id) => new ObjectId(id)) } }, { maxTimeMS: this.maxTimeMS })
+      .toArray();
+    return new Map(documents.map((document) => {
+      const { entity } = fromDocument(document);
+      return [entity._id, entity];
+    }));
+  }
+
+  /** Entities of type `typeId` whose `_parent` is `parentId`: a type's property definitions. */
+  async childrenOfType(parentId: string, typeId: string): Promise<Entity[]> {
+    const documents = await this.collection
+      .find({ '_parent.reference': new ObjectId(parentId), '_type.reference': new ObjectId(typeId) }, { maxTimeMS: this.maxTimeMS })
+      .toArray();
+    return documents.map((document) => fromDocument(document).entity);
+  }
+
+  async insert(entities: Entity[]): Promise<void> {
+    if (entities.length > 0) await this.collection.insertMany(entities.map((entity) => toDocument(entity, 1)));
+  }
+
+  /** Replaces the entity if it is still at `version`; false when someone else wrote in between. */
+  async replace(entity: Entity, version: number): Promise<boolean> {
+    const result = await this.collection.replaceOne({ _id: new ObjectId(entity._id), __v: version }, toDocument(entity, version + 1));
+    return result.matchedCount === 1;
+  }
+
+  async delete(id: string, version: number): Promise<boolean> {
+    const result = await this.collection.deleteOne({ _id: new ObjectId(id), __v: version });
+    return result.deletedCount === 1;
+  }
+
+  /** For tests and tools: the raw stored document. */
+  raw(id: string): Promise<Document | null> {
+    return this.collection.findOne({ _id: new ObjectId(id) });
+  }
+}

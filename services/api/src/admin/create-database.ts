@@ -1,0 +1,54 @@
+import { bootstrapDatabase, isDatabaseName, type MetaTypes } from '@entia/domain';
+import { newId, type Store } from '@entia/store';
+import { generateApiKey } from '../auth/keys';
+
+export class CreateDatabaseError extends Error {
+  override readonly name = 'CreateDatabaseError';
+}
+
+export interface CreatedDatabase {
+  db: string;
+  personId: string;
+  /** Shown once: only its hash is kept. */
+  apiKey: string;
+  /** Ids of the meta-types, e.g. `entity` to create new types with. */
+  types: MetaTypes;
+}
+
+/**
+ * Creates a tenant database (SPEC §4, §12): claims the name in the registry, writes the meta-types,
+ * their definitions, the `database` entity and the first person with an API key. On any failure
+ * after the claim, everything is undone, so a name is either fully created or free.
+ */
+export async function createDatabase(store: Store, name: string, ownerName: string): Promise<CreatedDatabase> {
+  if (!isDatabaseName(name, store.controlDbName)) {
+    throw new CreateDatabaseError(`"${name}" is not a valid database name: ^[a-z][a-z0-9_]{2,62}$, not a reserved name`);
+  }
+  const now = new Date().toISOString();
+  const plan = bootstrapDatabase({ name, ownerName, now, newId });
+  const key = generateApiKey();
+  const keyValueId = newId();
+  const owner = plan.entities.find((entity) => entity._id === plan.owner)!;
+  owner.properties._api_key = [{ _id: keyValueId, type: '_api_key', string: key.hash, created: { at: now, by: plan.owner } }];
+
+  const registry = store.registry;
+  await registry.ensureIndexes();
+  if ((await store.database(name).listCollections({}, { nameOnly: true }).toArray()).length > 0) {
+    throw new CreateDatabaseError(`database "${name}" already exists`);
+  }
+  if (!(await registry.register({ _id: name, meta: plan.meta, databaseEntity: plan.databaseEntity, createdAt: new Date(now) }))) {
+    throw new CreateDatabaseError(`database "${name}" already exists`);
+  }
+  try {
+    const entities = store.entities(name);
+    await entities.ensureIndexes();
+    await entities.insert(plan.entities);
+    await registry.addKey({ _id: key.hash, db: name, person: plan.owner, value: keyValueId, createdAt: new Date(now) });
+  } catch (error) {
+    await store.database(name).dropDatabase().catch(() => undefined);
+    await registry.removeKey(name, keyValueId).catch(() => undefined);
+    await registry.unregister(name);
+    throw error;
+  }
+  return { db: name, personId: plan.owner, apiKey: key.plaintext, types: plan.meta };
+}

@@ -1,0 +1,163 @@
+import {
+  DEFAULT_LIMITS,
+  applyWrite,
+  canRead,
+  checkDefinition,
+  checkReferences,
+  groupByProperty,
+  hasRight,
+  invalid,
+  referencesOf,
+  removeValue,
+  typeOf,
+  type Caller,
+  type Entity,
+  type PropertyDefinition,
+  type Value,
+  type ValueInput,
+  type WriteContext,
+  type WriteResult,
+} from '@entia/domain';
+import { newId, type Versioned } from '@entia/store';
+import { generateApiKey } from '../auth/keys';
+import type { Deps } from '../deps';
+import { HttpProblem, problems } from '../http/problem';
+import { signedIn, type Tenant } from '../tenancy';
+import { definitionsOf, isDefinition } from './definitions';
+
+export interface WriteOutcome {
+  _id: string;
+  properties: Record<string, Value[]>;
+}
+
+// Compare-and-set writes retry when another writer got in between; past this, report a conflict.
+const MAX_ATTEMPTS = 5;
+
+function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, PropertyDefinition>, isPerson: boolean): WriteContext {
+  return {
+    caller,
+    now: new Date().toISOString(),
+    newId,
+    definitions,
+    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.config.MAX_STRING_LENGTH },
+    isPerson,
+    newApiKey: generateApiKey,
+  };
+}
+
+/** Reads an entity the caller may read, or 404 (existence is not revealed). */
+export async function readable(tenant: Tenant, id: string): Promise<Versioned> {
+  const found = await tenant.entities.get(id);
+  if (!found || !canRead(found.entity.properties, tenant.caller)) throw problems.notFound(`No entity ${id}.`);
+  return found;
+}
+
+/** The entity holding a value the caller may read, or 404. */
+export async function readableByValue(tenant: Tenant, valueId: string): Promise<Versioned> {
+  const found = await tenant.entities.byValueId(valueId);
+  if (!found || !canRead(found.entity.properties, tenant.caller)) throw problems.notFound(`No property ${valueId}.`);
+  return found;
+}
+
+/** The rules that need other entities: references resolve, definitions are valid and unique per type. */
+async function checkAgainstDatabase(tenant: Tenant, entity: Entity, result: WriteResult, caller: Caller): Promise<void> {
+  const targets = await tenant.entities.many(result.references.map((r) => r.id));
+  checkReferences(result.references, new Map([...targets].map(([id, e]) => [id, e.properties])), caller, tenant.record.meta);
+  if (!isDefinition(tenant, entity)) return;
+
+  const errors = checkDefinition(entity.properties);
+  const parents = referencesOf(entity.properties, '_parent');
+  if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
+  if (errors.length > 0) throw invalid('The property definition is invalid; nothing was written.', errors);
+  const type = (await tenant.entities.many(parents)).get(parents[0]!);
+  if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
+    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
+  }
+  const name = entity.properties.name?.[0]?.string;
+  const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
+  if (siblings.some((sibling) => sibling._id !== entity._id && sibling.properties.name?.[0]?.string === name)) {
+    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: `the type already defines "${name}"` }]);
+  }
+}
+
+/**
+ * Stores an entity together with the index entries of the API keys the write generated. Keys are
+ * indexed first and withdrawn if the entity write does not happen, so a key is never usable
+ * without its value, and a stored value never lacks its key.
+ */
+async function storeWithKeys(deps: Deps, tenant: Tenant, entityId: string, result: WriteResult, write: () => Promise<boolean>): Promise<boolean> {
+  const registry = deps.store.registry;
+  const records = result.newKeys.map((key) => ({ _id: key.hash, db: tenant.name, person: entityId, value: key.valueId, createdAt: new Date() }));
+  for (const record of records) await registry.addKey(record);
+  let stored = false;
+  try {
+    stored = await write();
+    return stored;
+  } finally {
+    if (!stored) for (const record of records) await registry.removeKey(tenant.name, record.value);
+  }
+}
+
+export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  const typeId = items.find((item) => item.type === '_type')?.reference;
+  const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
+  const definitions = await definitionsOf(tenant, knownType);
+  const result = applyWrite(undefined, items, context(deps, caller, definitions, knownType === tenant.record.meta.person));
+  const entity: Entity = { _id: newId(), properties: result.properties };
+  await checkAgainstDatabase(tenant, entity, result, caller);
+  await storeWithKeys(deps, tenant, entity._id, result, async () => {
+    await tenant.entities.insert([entity]);
+    return true;
+  });
+  return { _id: entity._id, properties: groupByProperty(result.written) };
+}
+
+/** Retries `attempt` while a concurrent writer wins the compare-and-set. */
+async function withRetries<T>(attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+    const outcome = await attempt();
+    if (outcome !== undefined) return outcome;
+  }
+  throw new HttpProblem(409, 'conflict', 'Conflict', 'The entity changed too often while writing; try again.');
+}
+
+export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  return withRetries(async () => {
+    const current = await readable(tenant, id);
+    const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
+    const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
+    const result = applyWrite(current.entity, items, context(deps, caller, definitions, isPerson));
+    const entity: Entity = { _id: id, properties: result.properties };
+    await checkAgainstDatabase(tenant, entity, result, caller);
+    const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version));
+    return stored ? { _id: id, properties: groupByProperty(result.written) } : undefined;
+  });
+}
+
+export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ deleted: true }> {
+  const caller = signedIn(tenant);
+  return withRetries(async () => {
+    const current = await readable(tenant, id);
+    if (!hasRight(current.entity.properties, caller, 'owner')) {
+      throw new HttpProblem(403, 'forbidden', 'Forbidden', 'Deleting an entity needs the owner right.');
+    }
+    // Keys are revoked before their values go: a failure in between leaves a dead key, never a live orphan.
+    for (const key of current.entity.properties._api_key ?? []) await deps.store.registry.removeKey(tenant.name, key._id);
+    if (!(await tenant.entities.delete(id, current.version))) return undefined;
+    return { deleted: true as const };
+  });
+}
+
+export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promise<{ deleted: true }> {
+  const caller = signedIn(tenant);
+  return withRetries(async () => {
+    const current = await readableByValue(tenant, valueId);
+    const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
+    const { properties, removed } = removeValue(current.entity, valueId, caller, definitions);
+    if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
+    if (!(await tenant.entities.replace({ _id: current.entity._id, properties }, current.version))) return undefined;
+    return { deleted: true as const };
+  });
+}

@@ -1,0 +1,53 @@
+import { first } from '@entia/domain';
+import { Type } from '@sinclair/typebox';
+import { unauthorized } from '../auth/authenticate';
+import { hashApiKey } from '../auth/keys';
+import { signToken } from '../auth/tokens';
+import type { Deps } from '../deps';
+import { defineRoute, type Route } from '../http/route';
+
+const Account = Type.Object({
+  _id: Type.String({ description: 'Database name.' }),
+  name: Type.String({ description: 'Database name.' }),
+  user: Type.Object({ _id: Type.String({ description: 'Person entity id.' }), name: Type.String() }),
+});
+
+const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
+
+/** GET /api/auth: an API key for a 48 h JWT (interface §5, SPEC §6). */
+export function authRoutes(deps: Deps): Route[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/auth',
+      operationId: 'authenticate',
+      summary: 'Exchange an API key (Authorization: Bearer <API key>) for a JWT valid 48 hours.',
+      tags: ['auth'],
+      // The bearer here is an API key, not a token: this route reads it itself.
+      auth: 'none',
+      query: Type.Object(
+        { db: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_]{2,62}$', description: 'Limit the token to this database.' })) },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: { description: 'The databases the key opens, and the token.', schema: Type.Object({ accounts: Type.Array(Account), token: Type.String() }) },
+        401: { description: 'Missing, unknown or revoked API key.' },
+      },
+      handler: async ({ query, req, res }) => {
+        const match = KEY.exec(req.headers.authorization ?? '');
+        if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
+        const hash = hashApiKey(match[1]!);
+        const key = await deps.store.registry.key(hash);
+        if (!key) throw unauthorized('Unknown or revoked API key.');
+        if (query.db !== undefined && query.db !== key.db) throw unauthorized(`This API key has no account in database "${query.db}".`);
+        const person = await deps.store.entities(key.db).get(key.person);
+        if (!person) throw unauthorized('The person of this API key no longer exists.');
+        const name = first(person.entity.properties, 'name')?.string ?? '';
+        res.json({
+          accounts: [{ _id: key.db, name: key.db, user: { _id: key.person, name } }],
+          token: signToken({ accounts: { [key.db]: key.person }, kid: hash }, deps.config.JWT_SECRET),
+        });
+      },
+    }),
+  ];
+}

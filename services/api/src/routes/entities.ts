@@ -1,0 +1,112 @@
+import { findValue, isObjectId, presentEntity, presentValue } from '@entia/domain';
+import { Type } from '@sinclair/typebox';
+import { grantOf } from '../auth/authenticate';
+import type { Deps } from '../deps';
+import { addValues, createEntity, deleteEntity, deleteValue, readable, readableByValue } from '../entities/write';
+import { problems } from '../http/problem';
+import { defineRoute, type Route } from '../http/route';
+import type { Tenants } from '../tenancy';
+import { DbIdPath, DbPath, Deleted, EntityBody, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
+
+const errors = {
+  400: { description: 'Invalid input; `errors` points at each offending value.' },
+  401: { description: 'Missing (on a write), expired, forged or revoked token.' },
+  403: { description: 'Readable, but the caller lacks the right for this write (or the token is for another database).' },
+  404: { description: 'No such database or entity, or the caller may not read it.' },
+};
+
+/** A malformed id cannot name an existing entity or value. */
+function existingId(id: string, what: string): string {
+  if (!isObjectId(id)) throw problems.notFound(`No ${what} ${id}.`);
+  return id;
+}
+
+export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/api/{db}/entity',
+      operationId: 'createEntity',
+      summary: 'Create an entity from its values; `_type` is required. The creator becomes its owner.',
+      tags: ['entities'],
+      params: DbPath,
+      body: ValuesBody,
+      responses: { 201: { description: 'Created; `Location` names the entity.', schema: WriteResponse }, ...errors },
+      handler: async ({ params, body, req, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        const created = await createEntity(deps, tenant, body);
+        res.status(201).location(`${req.baseUrl}/api/${params.db}/entity/${created._id}`).json(created);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/{db}/entity/{id}',
+      operationId: 'getEntity',
+      summary: 'An entity with its values (only `props` when given).',
+      tags: ['entities'],
+      params: DbIdPath,
+      query: PropsQuery,
+      responses: { 200: { description: 'The entity.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
+      handler: async ({ params, query, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        const { entity } = await readable(tenant, existingId(params.id, 'entity'));
+        res.json({ entity: presentEntity(entity, query.props?.split(',')) });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/{db}/entity/{id}',
+      operationId: 'addValues',
+      summary: 'Add values, or overwrite values named by `_id`; all or nothing.',
+      tags: ['entities'],
+      params: DbIdPath,
+      body: ValuesBody,
+      responses: { 200: { description: 'The values created or overwritten.', schema: WriteResponse }, ...errors },
+      handler: async ({ params, body, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        res.json(await addValues(deps, tenant, existingId(params.id, 'entity'), body));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/{db}/entity/{id}',
+      operationId: 'deleteEntity',
+      summary: 'Delete an entity (owner only).',
+      tags: ['entities'],
+      params: DbIdPath,
+      responses: { 200: { description: 'Deleted.', schema: Deleted }, ...errors },
+      handler: async ({ params, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        res.json(await deleteEntity(deps, tenant, existingId(params.id, 'entity')));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/{db}/property/{id}',
+      operationId: 'getProperty',
+      summary: 'One value, by its `_id`.',
+      tags: ['entities'],
+      params: DbIdPath,
+      responses: { 200: { description: 'The value.', schema: Value }, ...errors },
+      handler: async ({ params, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        const id = existingId(params.id, 'property');
+        const { entity } = await readableByValue(tenant, id);
+        res.json(presentValue(findValue(entity.properties, id)!));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/{db}/property/{id}',
+      operationId: 'deleteProperty',
+      summary: 'Delete one value, by its `_id`.',
+      tags: ['entities'],
+      params: DbIdPath,
+      responses: { 200: { description: 'Deleted.', schema: Deleted }, ...errors },
+      handler: async ({ params, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        res.json(await deleteValue(deps, tenant, existingId(params.id, 'property')));
+      },
+    }),
+  ];
+}

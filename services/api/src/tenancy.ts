@@ -1,0 +1,55 @@
+import { isDatabaseName, type Caller } from '@entia/domain';
+import type { DatabaseRecord, EntityCollection, Store } from '@entia/store';
+import type { Grant } from './auth/tokens';
+import { HttpProblem, problems } from './http/problem';
+
+/** One request's view of one tenant database: its registry record, its entities and the caller. */
+export interface Tenant {
+  name: string;
+  record: DatabaseRecord;
+  entities: EntityCollection;
+  caller: Caller;
+}
+
+/** Resolves `{db}` of a path to its registry record, cached: a database's meta-types never change. */
+export class Tenants {
+  private readonly records = new Map<string, DatabaseRecord>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly controlDb: string,
+  ) {}
+
+  async resolve(name: string, grant: Grant | undefined): Promise<Tenant> {
+    const record = await this.record(name);
+    if (!record) throw problems.notFound(`No database "${name}".`);
+    let caller: Caller = {};
+    if (grant) {
+      const personId = grant.accounts[name];
+      if (personId === undefined) {
+        throw new HttpProblem(403, 'wrong-database', 'Forbidden', `This token does not grant access to database "${name}".`);
+      }
+      caller = { personId };
+    }
+    return { name, record, entities: this.store.entities(name), caller };
+  }
+
+  private async record(name: string): Promise<DatabaseRecord | undefined> {
+    if (!isDatabaseName(name, this.controlDb)) return undefined;
+    const cached = this.records.get(name);
+    if (cached) return cached;
+    const record = await this.store.registry.database(name);
+    if (record) this.records.set(name, record);
+    return record;
+  }
+}
+
+/** Writes need a signed-in person (SPEC §6: a missing token on a write is 401). */
+export function signedIn(tenant: Tenant): Required<Caller> {
+  if (tenant.caller.personId === undefined) {
+    throw new HttpProblem(401, 'unauthorized', 'Unauthorized', 'Sign in: writes need a token from GET /api/auth.', undefined, {
+      'WWW-Authenticate': 'Bearer realm="entia"',
+    });
+  }
+  return { personId: tenant.caller.personId };
+}
