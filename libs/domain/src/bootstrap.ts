@@ -44,6 +44,8 @@ export interface Bootstrap {
   databaseEntity: string;
   owner: string;
   entities: Entity[];
+  /** The searchable properties of one of these entities, by the definitions of its meta-type. */
+  searchable(entity: Entity): ReadonlySet<string>;
 }
 
 /**
@@ -87,10 +89,17 @@ export function bootstrapDatabase(args: { name: string; ownerName: string; now: 
     }),
   );
 
+  const searchableByType = new Map(
+    (Object.keys(META_DEFINITIONS) as (keyof MetaTypes)[]).map((typeName) => [
+      meta[typeName],
+      new Set(META_DEFINITIONS[typeName].filter((spec) => spec.search).map((spec) => spec.name)),
+    ]),
+  );
   return {
     meta,
     databaseEntity,
     owner,
+    searchable: (entity) => searchableByType.get(entity.properties._type?.[0]?.reference ?? '') ?? new Set(),
     entities: [
       ...types,
       ...definitions,

@@ -13,3 +13,8 @@ export { findValue, removeValue } from './remove';
 export { checkReferences, typeOf, type MetaTypes } from './references';
 export { groupByProperty, presentEntity, presentValue } from './present';
 export { bootstrapDatabase, type Bootstrap } from './bootstrap';
+export { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
+export { DEFAULT_LIMIT, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_TERMS, parseListQuery, parseReferenceQuery, rawQueryOf, type RawQuery } from './query/parse';
+export { checkQueryTypes } from './query/check';
+export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
+export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';

@@ -17,8 +17,9 @@ export function typeOf(properties: Properties): string | undefined {
 
 /**
  * Resolves a write's references against their targets (loaded by the caller; absent = no such
- * entity): each must exist and be readable by the writer; `_type` must point at a type, right
- * lists at persons; `_parent` needs the expander right on the parent (403 when it can be read).
+ * entity): each must exist and be readable by the writer; `_type` must point at a type; right
+ * lists at persons of the database (readable or not); `_parent` needs the expander right on the
+ * parent (403 when it can be read).
  */
 export function checkReferences(
   checks: ReferenceCheck[],
@@ -29,12 +30,14 @@ export function checkReferences(
   const errors: FieldError[] = [];
   for (const { pointer, property, id } of checks) {
     const target = targets.get(id);
-    if (!target || !canRead(target, caller)) {
+    if ((RIGHT_PROPERTIES as readonly string[]).includes(property)) {
+      // Sharing with a colleague must not need the right to read their person entity: a right
+      // list only has to name a person of this database.
+      if (!target || typeOf(target) !== meta.person) errors.push({ pointer, message: `${id} is not a person of this database` });
+    } else if (!target || !canRead(target, caller)) {
       errors.push({ pointer, message: `no entity ${id} that you can read in this database` });
     } else if (property === '_type' && typeOf(target) !== meta.entity) {
       errors.push({ pointer, message: `${id} is not a type: _type must reference an entity of type "entity"` });
-    } else if ((RIGHT_PROPERTIES as readonly string[]).includes(property) && typeOf(target) !== meta.person) {
-      errors.push({ pointer, message: `${id} is not a person: ${property} must reference persons` });
     } else if (property === '_parent' && !hasRight(target, caller, 'expander')) {
       throw forbidden(`setting _parent to ${id} needs the expander right on it`);
     }

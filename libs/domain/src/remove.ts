@@ -37,6 +37,6 @@ export function removeValue(
   const remaining = properties[removed.type]!.filter((value) => value._id !== valueId);
   if (remaining.length > 0) properties[removed.type] = remaining;
   else delete properties[removed.type];
-  assertOwned(properties);
+  if (removed.type === '_owner') assertOwned(properties);
   return { properties, removed };
 }

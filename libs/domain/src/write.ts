@@ -4,7 +4,7 @@ import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
 import { hasRight, type Caller } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
-import type { Value, ValueData, ValueField } from './values/types';
+import { VALUE_FIELDS, type Value, type ValueData, type ValueField } from './values/types';
 
 /** A value as a client sends it (interface §4.1), already shape-checked by the request schema. */
 export type ValueInput = { type: string; _id?: string; language?: string } & Partial<Record<ValueField, unknown>>;
@@ -18,6 +18,8 @@ export interface WriteContext {
   limits: ValueLimits;
   /** The entity is a person: the only kind that may hold `_api_key` values. */
   isPerson: boolean;
+  /** When creating: the id the new entity gets (a new person may read itself). */
+  newEntityId?: string;
   newApiKey(): { plaintext: string; hash: string };
 }
 
@@ -54,6 +56,7 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
   const result: WriteResult = { properties, written: [], removed: [], references: [], newKeys: [] };
   const errors: FieldError[] = [];
   const replacedHere = new Set<string>();
+  const overwritten = new Set<string>();
 
   items.forEach((item, index) => {
     const at = `/${index}`;
@@ -71,7 +74,7 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
     if (item.type === '_api_key') {
       if (!ctx.isPerson) return fail('_api_key values exist only on person entities');
       if (item._id !== undefined) return fail('an API key cannot be overwritten: delete it and generate a new one', '_id');
-      const given = (['string', 'number', 'boolean', 'date', 'datetime', 'reference'] as const).filter((f) => item[f] !== undefined);
+      const given = ([...VALUE_FIELDS, 'language'] as const).filter((f) => item[f] !== undefined);
       if (given.length > 0) return fail('post {"type": "_api_key"} without a value: the server generates the key', given[0]);
       const key = ctx.newApiKey();
       const valueId = ctx.newId();
@@ -91,6 +94,11 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
     if (item._id !== undefined) {
       const position = values.findIndex((v) => v._id === item._id);
       if (position < 0) return fail(`value ${item._id} is not a value of "${item.type}" on this entity`, '_id');
+      if (overwritten.has(item._id)) return fail(`value ${item._id} is overwritten twice`, '_id');
+      overwritten.add(item._id);
+      if (!definition.list && values.some((v, i) => i !== position && v.language === data.language)) {
+        return fail(`"${item.type}" already has a value${data.language ? ` in ${data.language}` : ''}`, '_id');
+      }
       result.removed.push(values[position]!);
       values[position] = value;
     } else if (definition.list) {
@@ -110,7 +118,8 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
 
   if (errors.length > 0) throw invalid('Some values were refused; nothing was written.', errors);
   if (creating) completeNewEntity(properties, result, ctx);
-  assertOwned(properties);
+  // Refuse losing the last owner, not writing to an entity that has none left (its owners deleted).
+  if (creating || (existing.properties._owner?.length ?? 0) > 0) assertOwned(properties);
   for (const [name, values] of Object.entries(properties)) if (values.length === 0) delete properties[name];
   return result;
 }
@@ -128,6 +137,10 @@ function completeNewEntity(properties: Properties, result: WriteResult, ctx: Wri
   const added: Value[] = [];
   if (!(properties._owner ?? []).some((v) => v.reference === ctx.caller.personId)) {
     added.push({ _id: ctx.newId(), type: '_owner', reference: ctx.caller.personId, created: stamp });
+  }
+  // A person reads their own entity (to see and manage their API keys), whoever created it.
+  if (ctx.isPerson && ctx.newEntityId !== undefined && !(properties._viewer ?? []).some((v) => v.reference === ctx.newEntityId)) {
+    added.push({ _id: ctx.newId(), type: '_viewer', reference: ctx.newEntityId, created: stamp });
   }
   added.push({ _id: ctx.newId(), type: '_created', datetime: ctx.now, reference: ctx.caller.personId, created: stamp });
   for (const value of added) (properties[value.type] ??= []).push(value);

@@ -1,4 +1,4 @@
-import { readAccess, type Entity, type Properties, type Value } from '@entia/domain';
+import { readAccess, searchIndex, sortKeys, type Entity, type Properties, type SortKeys, type Value } from '@entia/domain';
 import { ObjectId, type Document } from 'mongodb';
 
 /**
@@ -10,6 +10,8 @@ import { ObjectId, type Document } from 'mongodb';
  * - `__read`  who may read: person ids, `domain`, `public` (every read filters on it)
  * - `__vids`  every value id (finds a value by its `_id` through an index)
  * - `__refs`  every referenced entity id (finds referrers)
+ * - `__q`     word prefixes of the searchable values (`q` matches them by equality)
+ * - `__sort`  per property and field the smallest and largest value (engine-independent sorting)
  */
 export interface EntityDocument extends Document {
   _id: ObjectId;
@@ -17,9 +19,11 @@ export interface EntityDocument extends Document {
   __read: string[];
   __vids: ObjectId[];
   __refs: ObjectId[];
+  __q: string[];
+  __sort: SortKeys;
 }
 
-export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs'] as const;
+export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__sort'] as const;
 
 function encodeValue(value: Value): Document {
   const { _id, reference, datetime, created, ...rest } = value;
@@ -44,8 +48,17 @@ function decodeValue(stored: Document): Value {
   };
 }
 
-export function toDocument(entity: Entity, version: number): EntityDocument {
-  const document: EntityDocument = { _id: new ObjectId(entity._id), __v: version, __read: readAccess(entity.properties), __vids: [], __refs: [] };
+/** `searchable`: the names of the entity's properties whose definitions have `search: true`. */
+export function toDocument(entity: Entity, version: number, searchable: ReadonlySet<string>): EntityDocument {
+  const document: EntityDocument = {
+    _id: new ObjectId(entity._id),
+    __v: version,
+    __read: readAccess(entity.properties),
+    __vids: [],
+    __refs: [],
+    __q: searchIndex(entity.properties, searchable),
+    __sort: sortKeys(entity.properties),
+  };
   const refs = new Set<string>();
   for (const [name, values] of Object.entries(entity.properties)) {
     document[name] = values.map(encodeValue);

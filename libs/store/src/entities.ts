@@ -1,6 +1,7 @@
-import type { Entity } from '@entia/domain';
+import type { Entity, ListQuery } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
+import { compileFilter, compileProjection, compileSort } from './compile';
 
 export interface Versioned {
   entity: Entity;
@@ -30,6 +31,9 @@ export class EntityCollection {
       { key: { __refs: 1 }, name: 'references' },
       { key: { '_type.reference': 1 }, name: 'type' },
       { key: { '_parent.reference': 1 }, name: 'parent' },
+      { key: { __q: 1 }, name: 'search' },
+      { key: { '__sort._created.datetime.min': 1, _id: 1 }, name: 'created_asc' },
+      { key: { '__sort._created.datetime.max': 1, _id: 1 }, name: 'created_desc' },
     ]);
   }
 
@@ -63,19 +67,55 @@ export class EntityCollection {
     return documents.map((document) => fromDocument(document).entity);
   }
 
-  async insert(entities: Entity[]): Promise<void> {
-    if (entities.length > 0) await this.collection.insertMany(entities.map((entity) => toDocument(entity, 1)));
+  /** `searchable` names each entity's searchable properties (from its type's definitions). */
+  /** Every property definition (entity of type `propertyType`), or those of the given types only. */
+  async definitions(propertyType: string, ofTypes?: readonly string[]): Promise<Entity[]> {
+    const filter: Document = { '_type.reference': new ObjectId(propertyType) };
+    if (ofTypes) filter['_parent.reference'] = { $in: ofTypes.map((id) => new ObjectId(id)) };
+    const documents = await this.collection.find(filter, { maxTimeMS: this.maxTimeMS }).toArray();
+    return documents.map((document) => fromDocument(document).entity);
+  }
+
+  async insert(entities: Entity[], searchable: (entity: Entity) => ReadonlySet<string>): Promise<void> {
+    if (entities.length > 0) await this.collection.insertMany(entities.map((entity) => toDocument(entity, 1, searchable(entity))));
   }
 
   /** Replaces the entity if it is still at `version`; false when someone else wrote in between. */
-  async replace(entity: Entity, version: number): Promise<boolean> {
-    const result = await this.collection.replaceOne({ _id: new ObjectId(entity._id), __v: version }, toDocument(entity, version + 1));
+  async replace(entity: Entity, version: number, searchable: ReadonlySet<string>): Promise<boolean> {
+    const result = await this.collection.replaceOne(
+      { _id: new ObjectId(entity._id), __v: version },
+      toDocument(entity, version + 1, searchable),
+    );
     return result.matchedCount === 1;
   }
 
   async delete(id: string, version: number): Promise<boolean> {
     const result = await this.collection.deleteOne({ _id: new ObjectId(id), __v: version });
     return result.deletedCount === 1;
+  }
+
+  /**
+   * One page of the entities `readTags` may see that match `query`, and how many match in all.
+   * Both run under the query time limit.
+   */
+  async list(query: ListQuery, readTags: string[]): Promise<{ entities: Entity[]; count: number }> {
+    const filter = compileFilter(query, readTags);
+    const options = { maxTimeMS: this.maxTimeMS };
+    const [documents, count] = await Promise.all([
+      query.limit === 0
+        ? Promise.resolve([])
+        : this.collection
+            .find(filter, { ...options, projection: compileProjection(query.props), sort: compileSort(query.sort), skip: query.skip, limit: query.limit })
+            .toArray(),
+      this.collection.countDocuments(filter, options),
+    ]);
+    return { entities: documents.map((document) => fromDocument(document).entity), count };
+  }
+
+  /** Whether entity `id` matches `query` (a definition's reference_query), whatever its visibility. */
+  async matches(id: string, query: ListQuery): Promise<boolean> {
+    const filter = { $and: [{ _id: new ObjectId(id) }, compileFilter(query, []).$and!.slice(1)].flat() };
+    return (await this.collection.countDocuments(filter as never, { maxTimeMS: this.maxTimeMS, limit: 1 })) === 1;
   }
 
   /** For tests and tools: the raw stored document. */

@@ -98,7 +98,7 @@ describe('HTTP basics', () => {
       expect(res.body.errors).toEqual(
         expect.arrayContaining([
           { pointer: '/message', message: 'must be string' },
-          { pointer: '', message: 'unknown field "extra"' },
+          { pointer: '/extra', message: 'unknown field "extra"' },
         ]),
       );
     });

@@ -1,5 +1,6 @@
 import { first, type Properties } from '../entity';
-import type { FieldError } from '../errors';
+import { DomainError, type FieldError } from '../errors';
+import { parseReferenceQuery } from '../query/parse';
 import { isPropertyName } from '../names';
 import { isValueType } from '../values/types';
 import type { PropertyDefinition } from './definition';
@@ -43,8 +44,17 @@ export function checkDefinition(properties: Properties): FieldError[] {
   else if (!isValueType(type)) {
     errors.push({ pointer: '', message: `definition type "${type}" must be one of string, text, number, boolean, date, datetime, reference, file` });
   }
-  if (text(properties, 'reference_query') !== undefined && type !== 'reference') {
+  const referenceQuery = text(properties, 'reference_query');
+  if (referenceQuery !== undefined && type !== 'reference') {
     errors.push({ pointer: '', message: 'reference_query is only allowed on reference properties' });
+  } else if (referenceQuery !== undefined) {
+    try {
+      parseReferenceQuery(referenceQuery);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const why = error.errors.map((e) => `${e.parameter}: ${e.message}`).join('; ');
+      errors.push({ pointer: '', message: `reference_query does not parse: ${why}` });
+    }
   }
   return errors;
 }

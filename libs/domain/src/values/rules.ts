@@ -23,6 +23,13 @@ const DATETIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)
 const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 const OBJECT_ID = /^[0-9a-f]{24}$/;
+// Any surrogate not part of a pair (String.prototype.isWellFormed is ES2024, newer than our lib target).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A lone surrogate cannot be encoded as UTF-8: stored, it would come back altered. */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
 
 export function isCalendarDate(text: string): boolean {
   const match = DATE.exec(text);
@@ -81,6 +88,7 @@ export function checkValue(input: Input, shape: ValueShape, limits: ValueLimits,
       const value = input.string;
       const max = shape.type === 'string' ? limits.maxStringLength : limits.maxTextLength;
       if (typeof value !== 'string') return fail('string', 'must be a string');
+      if (!isWellFormed(value)) return fail('string', 'must be well-formed Unicode (no lone surrogates)');
       if (value.length > max) return fail('string', `must be at most ${max} characters`);
       if (shape.allowed && !shape.allowed.includes(value)) return fail('string', `must be one of ${shape.allowed.join(', ')}`);
       return { ...data, string: value };
@@ -104,7 +112,7 @@ export function checkValue(input: Input, shape: ValueShape, limits: ValueLimits,
       return { ...data, reference: input.reference };
     case 'file': {
       const { filename, filesize, filetype } = input;
-      if (typeof filename !== 'string' || filename.length === 0 || filename.length > 255) {
+      if (typeof filename !== 'string' || filename.length === 0 || filename.length > 255 || !isWellFormed(filename)) {
         return fail('filename', 'must be a file name of 1 to 255 characters');
       }
       if (typeof filesize !== 'number' || !Number.isInteger(filesize) || filesize <= 0 || filesize > limits.maxFileSize) {

@@ -42,7 +42,7 @@ export async function createDatabase(store: Store, name: string, ownerName: stri
   try {
     const entities = store.entities(name);
     await entities.ensureIndexes();
-    await entities.insert(plan.entities);
+    await entities.insert(plan.entities, plan.searchable);
     await registry.addKey({ _id: key.hash, db: name, person: plan.owner, value: keyValueId, createdAt: new Date(now) });
   } catch (error) {
     await store.database(name).dropDatabase().catch(() => undefined);

@@ -12,6 +12,11 @@ export async function definitionsOf(tenant: Tenant, typeId: string | undefined):
   return definitions;
 }
 
+/** The properties whose values `q` searches: those defined with `search: true`. */
+export function searchableOf(definitions: ReadonlyMap<string, PropertyDefinition>): Set<string> {
+  return new Set([...definitions.values()].filter((definition) => definition.search).map((definition) => definition.name));
+}
+
 export function isDefinition(tenant: Tenant, entity: Entity): boolean {
   return typeOf(entity.properties) === tenant.record.meta.property;
 }

@@ -7,11 +7,13 @@ import {
   groupByProperty,
   hasRight,
   invalid,
+  parseReferenceQuery,
   referencesOf,
   removeValue,
   typeOf,
   type Caller,
   type Entity,
+  type FieldError,
   type PropertyDefinition,
   type Value,
   type ValueInput,
@@ -23,7 +25,7 @@ import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
 import { HttpProblem, problems } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
-import { definitionsOf, isDefinition } from './definitions';
+import { definitionsOf, isDefinition, searchableOf } from './definitions';
 
 export interface WriteOutcome {
   _id: string;
@@ -59,10 +61,29 @@ export async function readableByValue(tenant: Tenant, valueId: string): Promise<
   return found;
 }
 
+/** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
+async function checkReferenceQueries(tenant: Tenant, result: WriteResult, definitions: ReadonlyMap<string, PropertyDefinition>): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const reference of result.references) {
+    const text = definitions.get(reference.property)?.referenceQuery;
+    if (text !== undefined && !(await tenant.entities.matches(reference.id, parseReferenceQuery(text)))) {
+      errors.push({ pointer: reference.pointer, message: `${reference.id} does not match the reference_query of "${reference.property}": ${text}` });
+    }
+  }
+  if (errors.length > 0) throw invalid('Some references do not match their reference_query; nothing was written.', errors);
+}
+
 /** The rules that need other entities: references resolve, definitions are valid and unique per type. */
-async function checkAgainstDatabase(tenant: Tenant, entity: Entity, result: WriteResult, caller: Caller): Promise<void> {
+async function checkAgainstDatabase(
+  tenant: Tenant,
+  entity: Entity,
+  result: WriteResult,
+  caller: Caller,
+  definitions: ReadonlyMap<string, PropertyDefinition>,
+): Promise<void> {
   const targets = await tenant.entities.many(result.references.map((r) => r.id));
   checkReferences(result.references, new Map([...targets].map(([id, e]) => [id, e.properties])), caller, tenant.record.meta);
+  await checkReferenceQueries(tenant, result, definitions);
   if (!isDefinition(tenant, entity)) return;
 
   const errors = checkDefinition(entity.properties);
@@ -103,11 +124,15 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
   const typeId = items.find((item) => item.type === '_type')?.reference;
   const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
   const definitions = await definitionsOf(tenant, knownType);
-  const result = applyWrite(undefined, items, context(deps, caller, definitions, knownType === tenant.record.meta.person));
-  const entity: Entity = { _id: newId(), properties: result.properties };
-  await checkAgainstDatabase(tenant, entity, result, caller);
+  const id = newId();
+  const result = applyWrite(undefined, items, {
+    ...context(deps, caller, definitions, knownType === tenant.record.meta.person),
+    newEntityId: id,
+  });
+  const entity: Entity = { _id: id, properties: result.properties };
+  await checkAgainstDatabase(tenant, entity, result, caller, definitions);
   await storeWithKeys(deps, tenant, entity._id, result, async () => {
-    await tenant.entities.insert([entity]);
+    await tenant.entities.insert([entity], () => searchableOf(definitions));
     return true;
   });
   return { _id: entity._id, properties: groupByProperty(result.written) };
@@ -130,8 +155,8 @@ export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueIn
     const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
     const result = applyWrite(current.entity, items, context(deps, caller, definitions, isPerson));
     const entity: Entity = { _id: id, properties: result.properties };
-    await checkAgainstDatabase(tenant, entity, result, caller);
-    const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version));
+    await checkAgainstDatabase(tenant, entity, result, caller, definitions);
+    const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
     return stored ? { _id: id, properties: groupByProperty(result.written) } : undefined;
   });
 }
@@ -157,7 +182,7 @@ export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promis
     const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
     const { properties, removed } = removeValue(current.entity, valueId, caller, definitions);
     if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
-    if (!(await tenant.entities.replace({ _id: current.entity._id, properties }, current.version))) return undefined;
+    if (!(await tenant.entities.replace({ _id: current.entity._id, properties }, current.version, searchableOf(definitions)))) return undefined;
     return { deleted: true as const };
   });
 }

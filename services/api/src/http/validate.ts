@@ -20,11 +20,17 @@ export function compileValidator(schema: TSchema, location: Location): Validator
 }
 
 function describe(error: ErrorObject, location: Location): FieldError {
-  const path =
-    error.keyword === 'required' ? `${error.instancePath}/${String(error.params.missingProperty)}` : error.instancePath;
+  // A missing or unknown field is named by its own path, not by its parent object's.
+  const field =
+    error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined;
+  const path = field === undefined ? error.instancePath : `${error.instancePath}/${escapePointer(String(field))}`;
   const message = error.keyword === 'additionalProperties'
     ? `unknown field ${JSON.stringify(error.params.additionalProperty)}`
     : (error.message ?? 'is invalid');
   if (location === 'body') return { pointer: path, message };
-  return { parameter: path.split('/')[1] ?? location, message };
+  return { parameter: unescapePointer(path.split('/')[1] ?? location), message };
 }
+
+/** RFC 6901: `~` and `/` inside a name are written `~0` and `~1`. */
+const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+const unescapePointer = (name: string) => name.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -2,11 +2,12 @@ import { findValue, isObjectId, presentEntity, presentValue } from '@entia/domai
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
+import { listEntities } from '../entities/list';
 import { addValues, createEntity, deleteEntity, deleteValue, readable, readableByValue } from '../entities/write';
 import { problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
-import { DbIdPath, DbPath, Deleted, EntityBody, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
+import { DbIdPath, DbPath, Deleted, EntityBody, ListQuery, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
   400: { description: 'Invalid input; `errors` points at each offending value.' },
@@ -36,6 +37,31 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const created = await createEntity(deps, tenant, body);
         res.status(201).location(`${req.baseUrl}/api/${params.db}/entity/${created._id}`).json(created);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/{db}/entity',
+      operationId: 'listEntities',
+      summary:
+        'Entities the caller may read that match every filter `<property>.<type>[.<operator>]=<value>` (SPEC §7), sorted and paged; `q` searches searchable properties.',
+      tags: ['entities'],
+      params: DbPath,
+      query: ListQuery,
+      responses: {
+        200: {
+          description: 'One page of matches; `count` counts all of them.',
+          schema: Type.Object({ entities: Type.Array(EntityBody), count: Type.Integer(), limit: Type.Integer(), skip: Type.Integer() }),
+        },
+        400: errors[400],
+        401: errors[401],
+        403: errors[403],
+        404: errors[404],
+        503: { description: 'The query ran out of time.' },
+      },
+      handler: async ({ params, query, res }) => {
+        const tenant = await tenants.resolve(params.db, grantOf(res));
+        res.json(await listEntities(tenant, query));
       },
     }),
     defineRoute({

@@ -71,8 +71,26 @@ export const PropsQuery = Type.Object(
  * Path parameters are not pattern-checked here: a malformed id or database name in a path cannot
  * exist, so it is a 404 from the handler (SPEC §2), not a 400.
  */
-export const DbPath = Type.Object({ db: Type.String({ maxLength: 64, description: 'Database name.' }) });
+export const DbPath = Type.Object({ db: Type.String({ description: 'Database name.' }) });
 export const DbIdPath = Type.Object({
-  db: Type.String({ maxLength: 64, description: 'Database name.' }),
-  id: Type.String({ maxLength: 64, description: 'Entity or value id (24 hexadecimal characters).' }),
+  db: Type.String({ description: 'Database name.' }),
+  id: Type.String({ description: 'Entity or value id (24 hexadecimal characters).' }),
 });
+
+/**
+ * GET /api/{db}/entity. Every parameter is a string here; their grammar (filters, sort, limits) is
+ * the domain parser's, which names the offending parameter. A parameter given twice is refused.
+ */
+export const ListQuery = Type.Object(
+  {
+    sort: Type.Optional(Type.String({ description: 'Comma-separated `<property>.<type>`, `-` for descending; ties by `_id`.' })),
+    limit: Type.Optional(Type.String({ description: 'Page size, 0…1000 (default 100; 0 returns only `count`).' })),
+    skip: Type.Optional(Type.String({ description: 'Matches to skip, ≥ 0.' })),
+    q: Type.Optional(Type.String({ maxLength: 1000, description: 'Search terms; each must begin a word of a searchable value.' })),
+    props: Type.Optional(Type.String({ description: 'Comma-separated property names to return (with `_id`).' })),
+  },
+  {
+    additionalProperties: Type.String({ maxLength: 20_000 }),
+    description: 'Filters: `<property>.<type>[.<operator>]=<value>`, operators eq (none), ne, gt, gte, lt, lte, in, exists, regex.',
+  },
+);

@@ -1,0 +1,207 @@
+import { invalid, type FieldError } from '../errors';
+import { isCalendarDate, normaliseDatetime } from '../values/rules';
+import { searchTerms } from '../search/tokens';
+import { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+export const MAX_SKIP = 10_000_000;
+export const MAX_IN = 1000;
+export const MAX_REGEX = 512;
+export const MAX_TERMS = 16;
+export const MAX_FILTERS = 50;
+
+/** Raw query parameters as the HTTP layer hands them over: repeated keys arrive as arrays. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+const PROPERTY = '_?[A-Za-z][A-Za-z0-9_]{0,63}';
+const FIELDS = ['string', 'number', 'boolean', 'date', 'datetime', 'reference', 'filename', 'filesize', 'filetype'] as const;
+const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FIELDS.join('|')})(?:\\.([a-z]+))?$`);
+const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FIELDS.join('|')})$`);
+const PROPS = new RegExp(`^${PROPERTY}$`);
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** Which operators each field takes (SPEC §7). */
+const OPERATORS_OF: Record<FilterField, readonly Operator[]> = {
+  string: ['eq', 'ne', 'regex', 'in', 'exists'],
+  filename: ['eq', 'ne', 'regex', 'in', 'exists'],
+  filetype: ['eq', 'ne', 'regex', 'in', 'exists'],
+  reference: ['eq', 'ne', 'in', 'exists'],
+  number: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
+  filesize: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
+  date: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
+  datetime: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
+  boolean: ['eq', 'exists'],
+};
+
+// Constructs RE2 (FerretDB) and PCRE (MongoDB) disagree on, or that only backtracking engines run.
+const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k</;
+
+class Collector {
+  readonly errors: FieldError[] = [];
+  fail(parameter: string, message: string): undefined {
+    this.errors.push({ parameter, message });
+    return undefined;
+  }
+}
+
+/** One scalar of `field`, or an error naming the parameter; never a silent string match. */
+function scalar(field: FilterField, text: string, parameter: string, errors: Collector): Scalar | undefined {
+  switch (field) {
+    case 'string':
+    case 'filename':
+    case 'filetype':
+      return text.length > 10_000 ? errors.fail(parameter, 'value too long') : text;
+    case 'reference':
+      return OBJECT_ID.test(text) ? text : errors.fail(parameter, 'must be an entity id (24 hexadecimal characters)');
+    case 'number':
+    case 'filesize': {
+      // JSON number syntax only: Number() would also read "0x10", " 1 " or "".
+      const number = JSON_NUMBER.test(text) ? Number(text) : NaN;
+      return Number.isFinite(number) ? number : errors.fail(parameter, 'must be a finite number');
+    }
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : errors.fail(parameter, 'must be true or false');
+    case 'date':
+      return isCalendarDate(text) ? text : errors.fail(parameter, 'must be a date as YYYY-MM-DD');
+    case 'datetime':
+      return normaliseDatetime(text) ?? errors.fail(parameter, 'must be an ISO 8601 date-time with an offset');
+  }
+}
+
+function parseFilter(key: string, text: string, errors: Collector): Filter | undefined {
+  const match = FILTER_KEY.exec(key);
+  if (!match) {
+    return errors.fail(key, 'unknown parameter: filters are <property>.<type>[.<operator>], e.g. name.string.regex');
+  }
+  const property = match[1]!;
+  const field = match[2] as FilterField;
+  const op = (match[3] ?? 'eq') as Operator;
+  if (!(OPERATORS as readonly string[]).includes(op)) return errors.fail(key, `unknown operator "${op}"`);
+  if (!OPERATORS_OF[field].includes(op)) return errors.fail(key, `${field} does not take the operator "${op}"`);
+
+  switch (op) {
+    case 'exists':
+      if (text !== 'true' && text !== 'false') return errors.fail(key, 'must be true or false');
+      return { property, field, op, value: text === 'true' };
+    case 'in': {
+      const items = text.split(',');
+      if (items.length > MAX_IN) return errors.fail(key, `at most ${MAX_IN} values`);
+      const values = items.map((item) => scalar(field, item, key, errors));
+      if (values.some((value) => value === undefined)) return undefined;
+      return { property, field, op, values: values as Scalar[] };
+    }
+    case 'regex': {
+      const literal = /^\/(.*)\/([a-z]*)$/s.exec(text);
+      if (!literal) return errors.fail(key, 'must be /pattern/flags');
+      const [, pattern, flags] = literal as unknown as [string, string, string];
+      if (pattern.length === 0 || pattern.length > MAX_REGEX) return errors.fail(key, `the pattern must have 1 to ${MAX_REGEX} characters`);
+      if (!/^(?!.*(.).*\1)[imsu]*$/.test(flags)) return errors.fail(key, 'flags are some of i, m, s, u, each once');
+      if (UNSUPPORTED_REGEX.test(pattern)) return errors.fail(key, 'lookaround and backreferences are not supported');
+      try {
+        new RegExp(pattern, flags);
+      } catch {
+        return errors.fail(key, 'not a valid regular expression');
+      }
+      return { property, field, op, pattern, flags };
+    }
+    default: {
+      const value = scalar(field, text, key, errors);
+      return value === undefined ? undefined : { property, field, op, value };
+    }
+  }
+}
+
+function parseSort(text: string, errors: Collector): SortKey[] {
+  const keys: SortKey[] = [];
+  const parts = text.split(',');
+  if (parts.length > 8) return errors.fail('sort', 'at most 8 sort fields') ?? [];
+  for (const part of parts) {
+    const match = SORT_KEY.exec(part);
+    if (!match) {
+      errors.fail('sort', `"${part}" is not <property>.<type> or -<property>.<type>`);
+      continue;
+    }
+    if (match[3] === 'boolean' || match[3] === 'reference') {
+      errors.fail('sort', `cannot sort by ${match[3]}`);
+      continue;
+    }
+    keys.push({ property: match[2]!, field: match[3] as FilterField, direction: match[1] === '-' ? -1 : 1 });
+  }
+  return keys;
+}
+
+function integer(text: string, parameter: string, min: number, max: number, errors: Collector): number | undefined {
+  if (!/^\d{1,10}$/.test(text) || Number(text) < min || Number(text) > max) {
+    return errors.fail(parameter, `must be a whole number from ${min} to ${max}`);
+  }
+  return Number(text);
+}
+
+/**
+ * Turns the query string of GET /api/{db}/entity into a typed query (SPEC §7). Every malformed key
+ * or value is collected and reported at once as a 400 naming the parameter.
+ */
+export function parseListQuery(raw: RawQuery): ListQuery {
+  const errors = new Collector();
+  const query: ListQuery = { filters: [], sort: [], limit: DEFAULT_LIMIT, skip: 0, terms: [] };
+  for (const [key, given] of Object.entries(raw)) {
+    if (given === undefined) continue;
+    if (Array.isArray(given)) {
+      errors.fail(key, 'given more than once');
+      continue;
+    }
+    switch (key) {
+      case 'limit':
+        query.limit = integer(given, key, 0, MAX_LIMIT, errors) ?? query.limit;
+        break;
+      case 'skip':
+        query.skip = integer(given, key, 0, MAX_SKIP, errors) ?? 0;
+        break;
+      case 'sort':
+        query.sort = parseSort(given, errors);
+        break;
+      case 'q': {
+        const terms = searchTerms(given);
+        if (terms.length > MAX_TERMS) errors.fail(key, `at most ${MAX_TERMS} search terms`);
+        else query.terms = terms;
+        break;
+      }
+      case 'props': {
+        const names = given.split(',');
+        if (names.length > 100 || !names.every((name) => PROPS.test(name))) errors.fail(key, 'must be comma-separated property names');
+        else query.props = names;
+        break;
+      }
+      default: {
+        const filter = parseFilter(key, given, errors);
+        if (filter) query.filters.push(filter);
+      }
+    }
+  }
+  if (query.filters.length > MAX_FILTERS) errors.fail('filters', `at most ${MAX_FILTERS} filters`);
+  if (errors.errors.length > 0) throw invalid('The query is invalid.', errors.errors);
+  return query;
+}
+
+/** A query string (`a.string=x&b.number.gt=1`) as raw parameters; repeated keys become arrays. */
+export function rawQueryOf(text: string): RawQuery {
+  const raw: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = raw[key];
+    raw[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return raw;
+}
+
+/**
+ * A definition's `reference_query` (SPEC §5): filters only, in the list query syntax. Sorting,
+ * paging, `q` and `props` mean nothing for a single reference and are refused.
+ */
+export function parseReferenceQuery(text: string): ListQuery {
+  const raw = rawQueryOf(text);
+  const extra = Object.keys(raw).filter((key) => ['sort', 'limit', 'skip', 'q', 'props'].includes(key));
+  if (extra.length > 0) throw invalid('reference_query takes filters only.', extra.map((parameter) => ({ parameter, message: 'not allowed in reference_query' })));
+  return parseListQuery(raw);
+}

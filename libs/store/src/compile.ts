@@ -1,0 +1,58 @@
+import type { Filter, ListQuery, Scalar, SortKey } from '@entia/domain';
+import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
+import { DERIVED_FIELDS, type EntityDocument } from './codec';
+
+/** A filter's scalar as stored: references as ObjectIds, datetimes as dates, the rest as given. */
+function stored(filter: Filter, value: Scalar): unknown {
+  if (filter.field === 'reference') return new ObjectId(value as string);
+  if (filter.field === 'datetime') return new Date(value as string);
+  return value;
+}
+
+const COMPARISONS = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' } as const;
+
+/**
+ * One filter as a MongoDB condition with ANY-value semantics (SPEC §7): it holds when some value
+ * of the property satisfies it. Values only ever reach the query as operands of operators chosen
+ * here, never as operators themselves: a `$where` in a query string is just a string.
+ */
+function condition(filter: Filter): Document {
+  const path = `${filter.property}.${filter.field}`;
+  switch (filter.op) {
+    case 'exists':
+      return { [path]: { $exists: filter.value } };
+    case 'in':
+      return { [path]: { $in: filter.values.map((value) => stored(filter, value)) } };
+    case 'regex':
+      // Both engines read patterns as UTF-8, so `u` has nothing left to say; the others map 1:1.
+      return { [path]: { $regex: filter.pattern, $options: filter.flags.replace('u', '') } };
+    case 'ne':
+      return { [filter.property]: { $elemMatch: { [filter.field]: { $exists: true, $ne: stored(filter, filter.value) } } } };
+    default:
+      return { [path]: { [COMPARISONS[filter.op]]: stored(filter, filter.value) } };
+  }
+}
+
+/** The caller's visibility is always part of the filter: a list never reaches past it. */
+export function compileFilter(query: Pick<ListQuery, 'filters' | 'terms'>, readTags: string[]): MongoFilter<EntityDocument> {
+  const conditions: Document[] = [{ __read: { $in: readTags } }, ...query.filters.map(condition)];
+  if (query.terms.length > 0) conditions.push({ __q: { $all: query.terms } });
+  return { $and: conditions } as MongoFilter<EntityDocument>;
+}
+
+/**
+ * Sort keys read the scalar `__sort` fields (smallest value ascending, largest descending), and
+ * always end with `_id` in the first key's direction, so equal keys page stably.
+ */
+export function compileSort(sort: SortKey[]): Sort {
+  const compiled: Record<string, 1 | -1> = {};
+  for (const key of sort) compiled[`__sort.${key.property}.${key.field}.${key.direction === 1 ? 'min' : 'max'}`] = key.direction;
+  compiled._id = sort[0]?.direction ?? 1;
+  return compiled;
+}
+
+/** `props` keeps `_id` and the named properties; otherwise everything but the derived fields. */
+export function compileProjection(props: string[] | undefined): Document {
+  if (props) return Object.fromEntries([['_id', 1], ...props.map((name) => [name, 1])]);
+  return Object.fromEntries(DERIVED_FIELDS.map((field) => [field, 0]));
+}

@@ -1,0 +1,52 @@
+import {
+  callerTags,
+  checkQueryTypes,
+  definitionFrom,
+  parseListQuery,
+  presentEntity,
+  type ListQuery,
+  type RawQuery,
+  type ValueType,
+} from '@entia/domain';
+import { queryFailure } from '@entia/store';
+import { problems } from '../http/problem';
+import type { Tenant } from '../tenancy';
+
+export interface EntityList {
+  entities: Record<string, unknown>[];
+  count: number;
+  limit: number;
+  skip: number;
+}
+
+/** The types a query is about: those its `_type.reference` filter names, else every type. */
+function typesNamed(query: ListQuery): string[] | undefined {
+  const filter = query.filters.find((f) => f.property === '_type' && f.field === 'reference' && (f.op === 'eq' || f.op === 'in'));
+  if (!filter) return undefined;
+  return filter.op === 'in' ? filter.values.map(String) : filter.op === 'eq' ? [String(filter.value)] : undefined;
+}
+
+/** Property name → the data types it has in the types the query is about. */
+async function propertyTypes(tenant: Tenant, query: ListQuery): Promise<Map<string, Set<ValueType>>> {
+  const types = new Map<string, Set<ValueType>>();
+  for (const entity of await tenant.entities.definitions(tenant.record.meta.property, typesNamed(query))) {
+    const definition = definitionFrom(entity.properties);
+    if (definition) (types.get(definition.name) ?? types.set(definition.name, new Set()).get(definition.name)!).add(definition.type);
+  }
+  return types;
+}
+
+/** GET /api/{db}/entity: parse, check against the definitions, run within the caller's visibility. */
+export async function listEntities(tenant: Tenant, raw: RawQuery): Promise<EntityList> {
+  const query = parseListQuery(raw);
+  if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, await propertyTypes(tenant, query));
+  try {
+    const { entities, count } = await tenant.entities.list(query, callerTags(tenant.caller));
+    return { entities: entities.map((entity) => presentEntity(entity)), count, limit: query.limit, skip: query.skip };
+  } catch (error) {
+    const failure = queryFailure(error);
+    if (failure === 'timeout') throw problems.unavailable('The query ran out of time; narrow it down with more filters.');
+    if (failure === 'invalid-pattern') throw problems.invalidRequest('The database refused the regular expression.');
+    throw error;
+  }
+}
