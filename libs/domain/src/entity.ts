@@ -9,6 +9,16 @@ export interface Entity {
   properties: Properties;
 }
 
+/**
+ * A properties object without a prototype: property names come from users, and a name like
+ * `constructor` or `toString` must find nothing but its own values.
+ */
+export function newProperties(entries: Iterable<readonly [string, Value[]]> = []): Properties {
+  const properties = Object.create(null) as Properties;
+  for (const [name, values] of entries) properties[name] = values;
+  return properties;
+}
+
 /** The value fields of the first value of `name`, or undefined: for single-valued system properties. */
 export function first(properties: Properties, name: string): Value | undefined {
   return properties[name]?.[0];

@@ -1,12 +1,12 @@
 export { isDatabaseName, isObjectId, isPropertyName } from './names';
 export { DomainError, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
-export { first, referencesOf, type Entity, type Properties } from './entity';
+export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
 export { DEFAULT_LIMITS, checkValue, isCalendarDate, normaliseDatetime, type ValueLimits, type ValueShape } from './values/rules';
 export type { PropertyDefinition } from './definitions/definition';
 export { SYSTEM_DEFINITIONS, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';
-export { checkDefinition, definitionFrom } from './definitions/from-entity';
+export { checkDefinition, definitionFrom, definitionMap, searchableOf } from './definitions/from-entity';
 export { RIGHTS, RIGHT_PROPERTIES, SHARING, callerTags, canRead, hasRight, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
 export { applyWrite, assertOwned, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';

@@ -1,4 +1,4 @@
-import type { Entity } from './entity';
+import { newProperties, type Entity } from './entity';
 import type { Value } from './values/types';
 
 /** A value as clients see it: API keys are never shown again after they are generated. */
@@ -23,7 +23,7 @@ export function presentEntity(entity: Entity, props?: readonly string[]): Record
  * include a just-generated API key, which its response shows once.
  */
 export function groupByProperty(values: Value[]): Record<string, Value[]> {
-  const grouped: Record<string, Value[]> = {};
+  const grouped = newProperties();
   for (const value of values) (grouped[value.type] ??= []).push(value);
   return grouped;
 }

@@ -1,6 +1,6 @@
 import { definitionOf } from './definitions/lookup';
 import type { PropertyDefinition } from './definitions/definition';
-import type { Entity, Properties } from './entity';
+import { newProperties, type Entity, type Properties } from './entity';
 import { forbidden, invalid } from './errors';
 import { hasRight, type Caller } from './rights';
 import type { Value } from './values/types';
@@ -33,7 +33,7 @@ export function removeValue(
   const ownKey = removed.type === '_api_key' && entity._id === caller.personId;
   if (!ownKey && !hasRight(entity.properties, caller, right)) throw forbidden(`deleting "${removed.type}" needs the ${right} right on this entity`);
 
-  const properties: Properties = { ...entity.properties };
+  const properties = newProperties(Object.entries(entity.properties));
   const remaining = properties[removed.type]!.filter((value) => value._id !== valueId);
   if (remaining.length > 0) properties[removed.type] = remaining;
   else delete properties[removed.type];

@@ -1,4 +1,4 @@
-import type { Entity, Properties } from './entity';
+import { newProperties, type Entity, type Properties } from './entity';
 import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
@@ -42,7 +42,7 @@ export interface WriteResult {
 }
 
 const clone = (properties: Properties): Properties =>
-  Object.fromEntries(Object.entries(properties).map(([name, values]) => [name, [...values]]));
+  newProperties(Object.entries(properties).map(([name, values]) => [name, [...values]]));
 
 /**
  * Applies a client's values to an entity (SPEC §3): all or nothing. Without `_id` a value is added

@@ -1,5 +1,5 @@
-import { readAccess, searchIndex, sortKeys, type Entity, type Properties, type SortKeys, type Value } from '@entia/domain';
-import { ObjectId, type Document } from 'mongodb';
+import { newProperties, readAccess, searchIndex, sortKeys, type Entity, type SortKeys, type Value } from '@entia/domain';
+import { BSON, ObjectId, type Document } from 'mongodb';
 
 /**
  * How an entity is kept in MongoDB: one document, its property value arrays at the top level
@@ -36,8 +36,17 @@ function encodeValue(value: Value): Document {
   };
 }
 
-function decodeValue(stored: Document): Value {
-  const { _id, type, reference, datetime, created, ...rest } = stored;
+/**
+ * js-bson looks array names up in its `fieldsAsRaw` option without an own-property check, so the
+ * values of a property named like an Object.prototype member (`constructor`, `toString`, …) arrive
+ * as raw BSON bytes. They are decoded here; every other value arrives decoded already.
+ */
+function decoded(stored: Document | Uint8Array): Document {
+  return stored instanceof Uint8Array ? BSON.deserialize(stored) : stored;
+}
+
+function decodeValue(raw: Document | Uint8Array): Value {
+  const { _id, type, reference, datetime, created, ...rest } = decoded(raw);
   return {
     _id: (_id as ObjectId).toHexString(),
     type: type as string,
@@ -72,7 +81,7 @@ export function toDocument(entity: Entity, version: number, searchable: Readonly
 }
 
 export function fromDocument(document: Document): { entity: Entity; version: number } {
-  const properties: Properties = {};
+  const properties = newProperties();
   for (const [name, values] of Object.entries(document)) {
     if (name === '_id' || name.startsWith('__') || !Array.isArray(values)) continue;
     properties[name] = values.map(decodeValue);

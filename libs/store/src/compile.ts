@@ -13,7 +13,7 @@ const COMPARISONS = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' 
 
 /**
  * One filter as a MongoDB condition with ANY-value semantics (SPEC §7): it holds when some value
- * of the property satisfies it. Values only ever reach the query as operands of operators chosen
+ * of the property satisfies it (for `ne`: some value differs). Values only ever reach the query as operands of operators chosen
  * here, never as operators themselves: a `$where` in a query string is just a string.
  */
 function condition(filter: Filter): Document {
@@ -26,8 +26,12 @@ function condition(filter: Filter): Document {
     case 'regex':
       // Both engines read patterns as UTF-8, so `u` has nothing left to say; the others map 1:1.
       return { [path]: { $regex: filter.pattern, $options: filter.flags.replace('u', '') } };
-    case 'ne':
-      return { [filter.property]: { $elemMatch: { [filter.field]: { $exists: true, $ne: stored(filter, filter.value) } } } };
+    case 'ne': {
+      // Some value differs: it is greater or smaller. Both engines agree on this form for arrays of
+      // values, unlike `$ne` (MongoDB: none equals) or `$elemMatch` (FerretDB 1.24 finds nothing).
+      const value = stored(filter, filter.value);
+      return { $or: [{ [path]: { $gt: value } }, { [path]: { $lt: value } }] };
+    }
     default:
       return { [path]: { [COMPARISONS[filter.op]]: stored(filter, filter.value) } };
   }

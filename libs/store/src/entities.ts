@@ -118,6 +118,30 @@ export class EntityCollection {
     return (await this.collection.countDocuments(filter as never, { maxTimeMS: this.maxTimeMS, limit: 1 })) === 1;
   }
 
+  /**
+   * Rebuilds the derived fields of every entity of type `typeId` with `searchable` (after a change
+   * of the type's definitions). Each entity is one compare-and-set, retried when a concurrent write
+   * wins; entities deleted meanwhile are skipped. Resolves to the number rebuilt.
+   */
+  async rederiveType(typeId: string, searchable: ReadonlySet<string>, onBatch: (done: number) => Promise<void> | void = () => undefined): Promise<number> {
+    let done = 0;
+    let after: ObjectId | undefined;
+    for (;;) {
+      const filter: Document = { '_type.reference': new ObjectId(typeId), ...(after ? { _id: { $gt: after } } : {}) };
+      const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: 500 }).toArray()).map((d) => d._id);
+      if (ids.length === 0) return done;
+      for (const id of ids) {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const current = await this.get(id.toHexString());
+          if (!current || (await this.replace(current.entity, current.version, searchable))) break;
+        }
+        done++;
+      }
+      after = ids[ids.length - 1];
+      await onBatch(done);
+    }
+  }
+
   /** For tests and tools: the raw stored document. */
   raw(id: string): Promise<Document | null> {
     return this.collection.findOne({ _id: new ObjectId(id) });

@@ -4,7 +4,8 @@ import { Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { workerMetrics } from './metrics';
-import { dispatch } from './processors';
+import { createProcessors, dispatcher } from './processors';
+import { Store } from '@entia/store';
 
 export interface RunningWorker {
   worker: Worker;
@@ -18,7 +19,8 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
   const connection = createRedis(config.REDIS_URL, 'worker', onRedisError);
   const commands = createRedis(config.REDIS_URL, 'command', onRedisError);
-  const worker = new Worker(QUEUE_NAME, dispatch, {
+  const store = Store.open({ url: config.MONGODB_URL, controlDb: config.MONGODB_CONTROL_DB, timeoutMs: config.MONGODB_TIMEOUT_MS });
+  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store })), {
     connection,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -31,12 +33,13 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     worker,
     registry: workerMetrics(worker, queue),
     async ready() {
-      await commands.ping();
+      await Promise.all([commands.ping(), store.ping()]);
       if (!worker.isRunning()) throw new Error('worker is not running');
     },
     async close() {
       await worker.close();
       await queue.close();
+      await store.close();
       connection.disconnect();
       commands.disconnect();
     },

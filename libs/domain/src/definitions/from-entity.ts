@@ -58,3 +58,18 @@ export function checkDefinition(properties: Properties): FieldError[] {
   }
   return errors;
 }
+
+/** A type's definitions by name, from its property entities (incomplete ones left out). */
+export function definitionMap(entities: readonly { properties: Properties }[]): Map<string, PropertyDefinition> {
+  const definitions = new Map<string, PropertyDefinition>();
+  for (const entity of entities) {
+    const definition = definitionFrom(entity.properties);
+    if (definition) definitions.set(definition.name, definition);
+  }
+  return definitions;
+}
+
+/** The properties whose values `q` searches: those defined with `search: true`. */
+export function searchableOf(definitions: ReadonlyMap<string, PropertyDefinition>): Set<string> {
+  return new Set([...definitions.values()].filter((definition) => definition.search).map((definition) => definition.name));
+}

@@ -39,7 +39,7 @@ function sortable(text: string): string {
  * property" orders the same on every engine (ascending by the smallest, descending by the largest).
  */
 export function sortKeys(properties: Properties): SortKeys {
-  const keys: SortKeys = {};
+  const keys = Object.create(null) as SortKeys;
   for (const [name, values] of Object.entries(properties)) {
     for (const value of values) {
       const candidates: [FilterField, SortScalar | undefined][] = [

@@ -46,7 +46,14 @@ export async function listEntities(tenant: Tenant, raw: RawQuery): Promise<Entit
   } catch (error) {
     const failure = queryFailure(error);
     if (failure === 'timeout') throw problems.unavailable('The query ran out of time; narrow it down with more filters.');
-    if (failure === 'invalid-pattern') throw problems.invalidRequest('The database refused the regular expression.');
+    if (failure === 'invalid-pattern') {
+      // The engine does not say which pattern it refused: name every regex of the query.
+      const regexes = query.filters.filter((filter) => filter.op === 'regex').map((filter) => `${filter.property}.${filter.field}.regex`);
+      throw problems.invalidRequest(
+        'The database refused a regular expression.',
+        regexes.map((parameter) => ({ parameter, message: 'this engine cannot run the pattern' })),
+      );
+    }
     throw error;
   }
 }

@@ -10,6 +10,7 @@ import {
   parseReferenceQuery,
   referencesOf,
   removeValue,
+  searchableOf,
   typeOf,
   type Caller,
   type Entity,
@@ -25,7 +26,7 @@ import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
 import { HttpProblem, problems } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
-import { definitionsOf, isDefinition, searchableOf } from './definitions';
+import { definitionsOf, isDefinition } from './definitions';
 
 export interface WriteOutcome {
   _id: string;
@@ -47,17 +48,26 @@ function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, 
   };
 }
 
-/** Reads an entity the caller may read, or 404 (existence is not revealed). */
-export async function readable(tenant: Tenant, id: string): Promise<Versioned> {
+/**
+ * Whether the caller may address the entity at all (else 404: existence is not revealed). Its
+ * own person entity always: a person manages their API keys even without a right on it (SPEC §6);
+ * the rules then allow nothing else there.
+ */
+function visible(found: Versioned | undefined, caller: Caller, writing: boolean): found is Versioned {
+  return found !== undefined && (canRead(found.entity.properties, caller) || (writing && found.entity._id === caller.personId));
+}
+
+/** Reads an entity the caller may read, or 404. */
+export async function readable(tenant: Tenant, id: string, writing = false): Promise<Versioned> {
   const found = await tenant.entities.get(id);
-  if (!found || !canRead(found.entity.properties, tenant.caller)) throw problems.notFound(`No entity ${id}.`);
+  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No entity ${id}.`);
   return found;
 }
 
 /** The entity holding a value the caller may read, or 404. */
-export async function readableByValue(tenant: Tenant, valueId: string): Promise<Versioned> {
+export async function readableByValue(tenant: Tenant, valueId: string, writing = false): Promise<Versioned> {
   const found = await tenant.entities.byValueId(valueId);
-  if (!found || !canRead(found.entity.properties, tenant.caller)) throw problems.notFound(`No property ${valueId}.`);
+  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No property ${valueId}.`);
   return found;
 }
 
@@ -135,7 +145,22 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
     await tenant.entities.insert([entity], () => searchableOf(definitions));
     return true;
   });
+  await reindexTypesOf(deps, tenant, entity);
   return { _id: entity._id, properties: groupByProperty(result.written) };
+}
+
+/**
+ * After a definition was written or removed, the entities of its type(s) get their search index
+ * rebuilt by the worker. The write itself stands either way; a failure to schedule is logged (a
+ * whole-database rebuild repairs it).
+ */
+async function reindexTypesOf(deps: Deps, tenant: Tenant, ...definitions: (Entity | undefined)[]): Promise<void> {
+  const types = new Set(definitions.flatMap((entity) => (entity && isDefinition(tenant, entity) ? referencesOf(entity.properties, '_parent') : [])));
+  for (const type of types) {
+    await deps.jobs.enqueue('reindex', { db: tenant.name, type }).catch((err: unknown) => {
+      deps.logger.error({ err, db: tenant.name, type }, 'could not schedule the reindex of a type');
+    });
+  }
 }
 
 /** Retries `attempt` while a concurrent writer wins the compare-and-set. */
@@ -150,14 +175,16 @@ async function withRetries<T>(attempt: () => Promise<T | undefined>): Promise<T>
 export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
   const caller = signedIn(tenant);
   return withRetries(async () => {
-    const current = await readable(tenant, id);
+    const current = await readable(tenant, id, true);
     const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
     const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
     const result = applyWrite(current.entity, items, context(deps, caller, definitions, isPerson));
     const entity: Entity = { _id: id, properties: result.properties };
     await checkAgainstDatabase(tenant, entity, result, caller, definitions);
     const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
-    return stored ? { _id: id, properties: groupByProperty(result.written) } : undefined;
+    if (!stored) return undefined;
+    await reindexTypesOf(deps, tenant, current.entity, entity);
+    return { _id: id, properties: groupByProperty(result.written) };
   });
 }
 
@@ -171,6 +198,7 @@ export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ 
     // Keys are revoked before their values go: a failure in between leaves a dead key, never a live orphan.
     for (const key of current.entity.properties._api_key ?? []) await deps.store.registry.removeKey(tenant.name, key._id);
     if (!(await tenant.entities.delete(id, current.version))) return undefined;
+    await reindexTypesOf(deps, tenant, current.entity);
     return { deleted: true as const };
   });
 }
@@ -178,11 +206,13 @@ export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ 
 export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promise<{ deleted: true }> {
   const caller = signedIn(tenant);
   return withRetries(async () => {
-    const current = await readableByValue(tenant, valueId);
+    const current = await readableByValue(tenant, valueId, true);
     const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
     const { properties, removed } = removeValue(current.entity, valueId, caller, definitions);
     if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
-    if (!(await tenant.entities.replace({ _id: current.entity._id, properties }, current.version, searchableOf(definitions)))) return undefined;
+    const entity: Entity = { _id: current.entity._id, properties };
+    if (!(await tenant.entities.replace(entity, current.version, searchableOf(definitions)))) return undefined;
+    await reindexTypesOf(deps, tenant, current.entity, entity);
     return { deleted: true as const };
   });
 }

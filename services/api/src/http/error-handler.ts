@@ -22,6 +22,17 @@ function bodyParserProblem(error: { type?: unknown; limit?: unknown }): HttpProb
   }
 }
 
+/**
+ * Other HTTP-layer errors that say themselves they are the client's fault (http-errors style, e.g.
+ * a path that does not percent-decode, a body that does not decompress): their 4xx, our words.
+ */
+function clientError(error: { status?: unknown; statusCode?: unknown }): HttpProblem | undefined {
+  const status = Number(error.status ?? error.statusCode);
+  if (!Number.isInteger(status) || status < 400 || status > 499) return undefined;
+  if (status === 400) return problems.invalidRequest('The request could not be read.');
+  return new HttpProblem(status, 'client-error', 'Client Error', 'The request was refused.');
+}
+
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
 
 /**
@@ -35,7 +46,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         ? error
         : error instanceof DomainError
           ? problemOf(error)
-          : bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown });
+          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }));
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;
