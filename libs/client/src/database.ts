@@ -1,6 +1,7 @@
 import type { EntiaClient } from './client';
 import { queryString } from './query';
 import type { Deleted, Entity, EntityList, EntityQuery, Value, ValueInput, WriteResult } from './types';
+import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /**
  * The entity and property operations of one database (`/api/{db}/…`), from `client.db(name)`. The
@@ -56,6 +57,17 @@ export class EntiaDatabase {
   /** `DELETE /api/{db}/property/{id}`: one value; deleting an `_api_key` value revokes that key. */
   deleteProperty(valueId: string): Promise<Deleted> {
     return this.client.request('DELETE', this.propertyPath(valueId));
+  }
+
+  /**
+   * Stores a file as a new value of the file property `file.type` on entity `entityId` (interface §8):
+   * POSTs its metadata (`filesize` = `data` length), PUTs the bytes to the signed `upload.url` with
+   * exactly `upload.headers`, and returns the created value. An expired upload URL deletes the value
+   * and starts again (interface §7), at most `options.attempts` times (default 3). Any other storage
+   * failure deletes the value and throws an `UploadError` with the storage's status.
+   */
+  uploadFile(entityId: string, file: FileUpload, options: UploadOptions = {}): Promise<Value> {
+    return uploadFile(this, entityId, file, options);
   }
 
   /**

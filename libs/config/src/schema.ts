@@ -68,6 +68,18 @@ export const ConfigSchema = Type.Object({
     maximum: 1000000,
     description: 'Longest value of a string property, in characters (text properties allow 1 000 000).',
   }),
+  UPLOAD_URL_TTL_SECONDS: Type.Integer({
+    default: 900,
+    minimum: 1,
+    maximum: 604800,
+    description: 'Lifetime of a signed upload URL (interface: 15 minutes; clients PUT at once).',
+  }),
+  MAX_FILE_BYTES: Type.Integer({
+    default: 5368709120,
+    minimum: 1,
+    maximum: 5368709120,
+    description: 'Largest file value accepted (filesize), in bytes; 5 GiB is the most one S3 PUT takes.',
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     default: 1048576,
     minimum: 1024,

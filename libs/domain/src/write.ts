@@ -94,6 +94,9 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
     if (item._id !== undefined) {
       const position = values.findIndex((v) => v._id === item._id);
       if (position < 0) return fail(`value ${item._id} is not a value of "${item.type}" on this entity`, '_id');
+      // Its object is stored under the value id: a new file under the old id could be served the
+      // old bytes until the new upload lands, so a file is replaced by a new value instead.
+      if (definition.type === 'file') return fail('a file value cannot be overwritten: add a new value (and delete this one)', '_id');
       if (overwritten.has(item._id)) return fail(`value ${item._id} is overwritten twice`, '_id');
       overwritten.add(item._id);
       if (!definition.list && values.some((v, i) => i !== position && v.language === data.language)) {

@@ -1,1 +1,2 @@
-export { ObjectStore, type ObjectStoreOptions } from './object-store';
+export { objectKey } from './keys';
+export { ObjectStore, dispositionOf, type FileMeta, type ObjectStoreOptions, type S3Settings, type UploadTarget } from './object-store';

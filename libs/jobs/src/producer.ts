@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName } from './queue';
 
@@ -23,8 +23,9 @@ export class JobProducer {
     this.queue.on('error', onError);
   }
 
-  async enqueue<N extends JobName>(name: N, data: JobData<N>, jobId?: string): Promise<string> {
-    const job = await this.queue.add(name, data, jobId === undefined ? {} : { jobId });
+  /** `jobId` makes the job idempotent: adding one that exists adds nothing. */
+  async enqueue<N extends JobName>(name: N, data: JobData<N>, jobId?: string, options: JobsOptions = {}): Promise<string> {
+    const job = await this.queue.add(name, data, { ...options, ...(jobId === undefined ? {} : { jobId }) });
     return job.id ?? '';
   }
 

@@ -10,6 +10,11 @@ export interface JobTypes {
     data: { message: string; requestedAt: string };
     result: { message: string; requestedAt: string; processedAt: string; worker: string };
   };
+  /** A file value is gone: remove its object from storage (retried until it succeeds). */
+  'delete-object': {
+    data: { key: string };
+    result: { key: string };
+  };
   /** A type's definitions changed: rebuild the derived fields (search index) of its entities. */
   reindex: {
     data: { db: string; type: string };

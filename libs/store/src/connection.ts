@@ -19,6 +19,10 @@ export class Store {
     private readonly options: StoreOptions,
   ) {}
 
+  static fromSettings(settings: { MONGODB_URL: string; MONGODB_CONTROL_DB: string; MONGODB_TIMEOUT_MS: number }): Store {
+    return Store.open({ url: settings.MONGODB_URL, controlDb: settings.MONGODB_CONTROL_DB, timeoutMs: settings.MONGODB_TIMEOUT_MS });
+  }
+
   /** Connects lazily: the service starts even while MongoDB is down, and /readyz says so. */
   static open(options: StoreOptions): Store {
     const client = new MongoClient(options.url, {

@@ -21,16 +21,10 @@ export function openDeps(config: Config, logger: Logger): Deps {
   return {
     config,
     logger,
-    store: Store.open({ url: config.MONGODB_URL, controlDb: config.MONGODB_CONTROL_DB, timeoutMs: config.MONGODB_TIMEOUT_MS }),
+    store: Store.fromSettings(config),
     redis,
     jobs: new JobProducer(redis, config.REDIS_PREFIX, onRedisError),
-    objects: new ObjectStore({
-      endpoint: config.S3_ENDPOINT,
-      accessKey: config.S3_ACCESS_KEY,
-      secretKey: config.S3_SECRET_KEY,
-      bucket: config.S3_BUCKET,
-      region: config.S3_REGION,
-    }),
+    objects: ObjectStore.fromSettings(config),
   };
 }
 

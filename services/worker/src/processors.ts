@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import { definitionMap, searchableOf } from '@entia/domain';
 import type { JobData, JobName, JobResult } from '@entia/jobs';
+import type { ObjectStore } from '@entia/files';
 import type { Store } from '@entia/store';
 
 type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => Promise<JobResult<N>>;
@@ -10,12 +11,13 @@ export type Processors = { [N in JobName]: Processor<N> };
 /** What the processors reach: the worker never talks HTTP to the API, only to the shared stores. */
 export interface ProcessorDeps {
   store: Store;
+  objects: ObjectStore;
 }
 
 const workerId = `${hostname()}:${process.pid}`;
 
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
-export function createProcessors({ store }: ProcessorDeps): Processors {
+export function createProcessors({ store, objects }: ProcessorDeps): Processors {
   return {
     ping: async (job) => ({
       message: job.data.message,
@@ -23,6 +25,12 @@ export function createProcessors({ store }: ProcessorDeps): Processors {
       processedAt: new Date().toISOString(),
       worker: workerId,
     }),
+
+    // Removing an absent object succeeds, so a retry after a lost answer is harmless.
+    'delete-object': async (job) => {
+      await objects.remove(job.data.key);
+      return { key: job.data.key };
+    },
 
     // Idempotent: it derives from the definitions as they are when it runs, so a retry or a
     // duplicate job ends in the same documents.

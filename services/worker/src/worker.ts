@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { workerMetrics } from './metrics';
 import { createProcessors, dispatcher } from './processors';
 import { Store } from '@entia/store';
+import { ObjectStore } from '@entia/files';
 
 export interface RunningWorker {
   worker: Worker;
@@ -19,8 +20,9 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
   const connection = createRedis(config.REDIS_URL, 'worker', onRedisError);
   const commands = createRedis(config.REDIS_URL, 'command', onRedisError);
-  const store = Store.open({ url: config.MONGODB_URL, controlDb: config.MONGODB_CONTROL_DB, timeoutMs: config.MONGODB_TIMEOUT_MS });
-  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store })), {
+  const store = Store.fromSettings(config);
+  const objects = ObjectStore.fromSettings(config);
+  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store, objects })), {
     connection,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,

@@ -23,7 +23,7 @@ async function main(): Promise<number> {
     return values.help ? 0 : 2;
   }
   const config = loadConfigOrExit('create-database');
-  const store = Store.open({ url: config.MONGODB_URL, controlDb: config.MONGODB_CONTROL_DB, timeoutMs: config.MONGODB_TIMEOUT_MS });
+  const store = Store.fromSettings(config);
   try {
     const created = await createDatabase(store, positionals[0]!, values['owner-name']);
     process.stdout.write(

@@ -1,32 +1,29 @@
 import {
   DEFAULT_LIMITS,
   applyWrite,
-  canRead,
-  checkDefinition,
-  checkReferences,
   groupByProperty,
   hasRight,
-  invalid,
-  parseReferenceQuery,
   referencesOf,
   removeValue,
   searchableOf,
   typeOf,
   type Caller,
   type Entity,
-  type FieldError,
   type PropertyDefinition,
   type Value,
   type ValueInput,
   type WriteContext,
   type WriteResult,
 } from '@entia/domain';
-import { newId, type Versioned } from '@entia/store';
+import { newId } from '@entia/store';
 import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
-import { HttpProblem, problems } from '../http/problem';
+import { HttpProblem } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
+import { checkAgainstDatabase } from './checks';
 import { definitionsOf, isDefinition } from './definitions';
+import { readable, readableByValue } from './read';
+import { removeObjects, withUploads } from './files';
 
 export interface WriteOutcome {
   _id: string;
@@ -42,73 +39,10 @@ function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, 
     now: new Date().toISOString(),
     newId,
     definitions,
-    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.config.MAX_STRING_LENGTH },
+    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.config.MAX_STRING_LENGTH, maxFileSize: deps.config.MAX_FILE_BYTES },
     isPerson,
     newApiKey: generateApiKey,
   };
-}
-
-/**
- * Whether the caller may address the entity at all (else 404: existence is not revealed). Its
- * own person entity always: a person manages their API keys even without a right on it (SPEC §6);
- * the rules then allow nothing else there.
- */
-function visible(found: Versioned | undefined, caller: Caller, writing: boolean): found is Versioned {
-  return found !== undefined && (canRead(found.entity.properties, caller) || (writing && found.entity._id === caller.personId));
-}
-
-/** Reads an entity the caller may read, or 404. */
-export async function readable(tenant: Tenant, id: string, writing = false): Promise<Versioned> {
-  const found = await tenant.entities.get(id);
-  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No entity ${id}.`);
-  return found;
-}
-
-/** The entity holding a value the caller may read, or 404. */
-export async function readableByValue(tenant: Tenant, valueId: string, writing = false): Promise<Versioned> {
-  const found = await tenant.entities.byValueId(valueId);
-  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No property ${valueId}.`);
-  return found;
-}
-
-/** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
-async function checkReferenceQueries(tenant: Tenant, result: WriteResult, definitions: ReadonlyMap<string, PropertyDefinition>): Promise<void> {
-  const errors: FieldError[] = [];
-  for (const reference of result.references) {
-    const text = definitions.get(reference.property)?.referenceQuery;
-    if (text !== undefined && !(await tenant.entities.matches(reference.id, parseReferenceQuery(text)))) {
-      errors.push({ pointer: reference.pointer, message: `${reference.id} does not match the reference_query of "${reference.property}": ${text}` });
-    }
-  }
-  if (errors.length > 0) throw invalid('Some references do not match their reference_query; nothing was written.', errors);
-}
-
-/** The rules that need other entities: references resolve, definitions are valid and unique per type. */
-async function checkAgainstDatabase(
-  tenant: Tenant,
-  entity: Entity,
-  result: WriteResult,
-  caller: Caller,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
-): Promise<void> {
-  const targets = await tenant.entities.many(result.references.map((r) => r.id));
-  checkReferences(result.references, new Map([...targets].map(([id, e]) => [id, e.properties])), caller, tenant.record.meta);
-  await checkReferenceQueries(tenant, result, definitions);
-  if (!isDefinition(tenant, entity)) return;
-
-  const errors = checkDefinition(entity.properties);
-  const parents = referencesOf(entity.properties, '_parent');
-  if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
-  if (errors.length > 0) throw invalid('The property definition is invalid; nothing was written.', errors);
-  const type = (await tenant.entities.many(parents)).get(parents[0]!);
-  if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
-    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
-  }
-  const name = entity.properties.name?.[0]?.string;
-  const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
-  if (siblings.some((sibling) => sibling._id !== entity._id && sibling.properties.name?.[0]?.string === name)) {
-    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: `the type already defines "${name}"` }]);
-  }
 }
 
 /**
@@ -146,7 +80,7 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
     return true;
   });
   await reindexTypesOf(deps, tenant, entity);
-  return { _id: entity._id, properties: groupByProperty(result.written) };
+  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, result.written)) };
 }
 
 /**
@@ -184,7 +118,8 @@ export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueIn
     const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
     if (!stored) return undefined;
     await reindexTypesOf(deps, tenant, current.entity, entity);
-    return { _id: id, properties: groupByProperty(result.written) };
+    await removeObjects(deps, tenant.name, id, result.removed);
+    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, result.written)) };
   });
 }
 
@@ -199,6 +134,7 @@ export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ 
     for (const key of current.entity.properties._api_key ?? []) await deps.store.registry.removeKey(tenant.name, key._id);
     if (!(await tenant.entities.delete(id, current.version))) return undefined;
     await reindexTypesOf(deps, tenant, current.entity);
+    await removeObjects(deps, tenant.name, id, Object.values(current.entity.properties).flat());
     return { deleted: true as const };
   });
 }
@@ -213,6 +149,7 @@ export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promis
     const entity: Entity = { _id: current.entity._id, properties };
     if (!(await tenant.entities.replace(entity, current.version, searchableOf(definitions)))) return undefined;
     await reindexTypesOf(deps, tenant, current.entity, entity);
+    await removeObjects(deps, tenant.name, entity._id, [removed]);
     return { deleted: true as const };
   });
 }

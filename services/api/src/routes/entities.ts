@@ -2,12 +2,14 @@ import { findValue, isObjectId, presentEntity, presentValue } from '@entia/domai
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
+import { uploaded, withDownloadUrl } from '../entities/files';
 import { listEntities } from '../entities/list';
-import { addValues, createEntity, deleteEntity, deleteValue, readable, readableByValue } from '../entities/write';
+import { readable, readableByValue } from '../entities/read';
+import { addValues, createEntity, deleteEntity, deleteValue } from '../entities/write';
 import { problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
-import { DbIdPath, DbPath, Deleted, EntityBody, ListQuery, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
+import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityBody, ListQuery, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
   400: { description: 'Invalid input; `errors` points at each offending value.' },
@@ -110,15 +112,30 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       method: 'get',
       path: '/api/{db}/property/{id}',
       operationId: 'getProperty',
-      summary: 'One value, by its `_id`.',
+      summary: 'One value, by its `_id`; a file value adds a signed `url` valid 60 s (`download=true`: 302 to it).',
       tags: ['entities'],
       params: DbIdPath,
-      responses: { 200: { description: 'The value.', schema: Value }, ...errors },
-      handler: async ({ params, res }) => {
+      query: DownloadQuery,
+      responses: {
+        200: { description: 'The value; file values with `url`.', schema: Value },
+        302: { description: '`download=true`: redirect to the signed URL of the file.' },
+        ...errors,
+      },
+      handler: async ({ params, query, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'property');
         const { entity } = await readableByValue(tenant, id);
-        res.json(presentValue(findValue(entity.properties, id)!));
+        const value = await withDownloadUrl(deps, tenant.name, entity._id, presentValue(findValue(entity.properties, id)!));
+        // A signed URL is for this caller, now: never stored by a cache.
+        res.set('Cache-Control', 'no-store');
+        if (query.download !== 'true') {
+          res.json(value);
+          return;
+        }
+        if (value.url === undefined || !(await uploaded(deps, tenant.name, entity._id, value))) {
+          throw problems.notFound(value.url === undefined ? `Value ${id} is not a file.` : `The file of value ${id} was not uploaded yet.`);
+        }
+        res.redirect(302, value.url);
       },
     }),
     defineRoute({

@@ -42,6 +42,22 @@ export const Value = Type.Object(
     filetype: Type.Optional(Type.String()),
     language: Type.Optional(Type.String()),
     created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdString }),
+    upload: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String(),
+          method: Type.Literal('PUT'),
+          headers: Type.Object({
+            ACL: Type.String(),
+            'Content-Disposition': Type.String(),
+            'Content-Length': Type.String(),
+            'Content-Type': Type.String(),
+          }),
+        },
+        { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
+      ),
+    ),
+    url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
   },
   { additionalProperties: false },
 );
@@ -93,4 +109,9 @@ export const ListQuery = Type.Object(
     additionalProperties: Type.String({ maxLength: 20_000 }),
     description: 'Filters: `<property>.<type>[.<operator>]=<value>`, operators eq (none), ne, gt, gte, lt, lte, in, exists, regex.',
   },
+);
+
+export const DownloadQuery = Type.Object(
+  { download: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: '`true`: answer 302 to the file.' })) },
+  { additionalProperties: false },
 );

@@ -1,0 +1,55 @@
+import {
+  checkDefinition,
+  checkReferences,
+  invalid,
+  parseReferenceQuery,
+  referencesOf,
+  typeOf,
+  type Caller,
+  type Entity,
+  type FieldError,
+  type PropertyDefinition,
+  type WriteResult,
+} from '@entia/domain';
+import type { Tenant } from '../tenancy';
+import { isDefinition } from './definitions';
+
+/** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
+async function checkReferenceQueries(tenant: Tenant, result: WriteResult, definitions: ReadonlyMap<string, PropertyDefinition>): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const reference of result.references) {
+    const text = definitions.get(reference.property)?.referenceQuery;
+    if (text !== undefined && !(await tenant.entities.matches(reference.id, parseReferenceQuery(text)))) {
+      errors.push({ pointer: reference.pointer, message: `${reference.id} does not match the reference_query of "${reference.property}": ${text}` });
+    }
+  }
+  if (errors.length > 0) throw invalid('Some references do not match their reference_query; nothing was written.', errors);
+}
+
+/** The rules that need other entities: references resolve, definitions are valid and unique per type. */
+export async function checkAgainstDatabase(
+  tenant: Tenant,
+  entity: Entity,
+  result: WriteResult,
+  caller: Caller,
+  definitions: ReadonlyMap<string, PropertyDefinition>,
+): Promise<void> {
+  const targets = await tenant.entities.many(result.references.map((r) => r.id));
+  checkReferences(result.references, new Map([...targets].map(([id, e]) => [id, e.properties])), caller, tenant.record.meta);
+  await checkReferenceQueries(tenant, result, definitions);
+  if (!isDefinition(tenant, entity)) return;
+
+  const errors = checkDefinition(entity.properties);
+  const parents = referencesOf(entity.properties, '_parent');
+  if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
+  if (errors.length > 0) throw invalid('The property definition is invalid; nothing was written.', errors);
+  const type = (await tenant.entities.many(parents)).get(parents[0]!);
+  if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
+    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
+  }
+  const name = entity.properties.name?.[0]?.string;
+  const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
+  if (siblings.some((sibling) => sibling._id !== entity._id && sibling.properties.name?.[0]?.string === name)) {
+    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: `the type already defines "${name}"` }]);
+  }
+}

@@ -1,0 +1,27 @@
+import { canRead, type Caller } from '@entia/domain';
+import type { Versioned } from '@entia/store';
+import { problems } from '../http/problem';
+import type { Tenant } from '../tenancy';
+
+/**
+ * Whether the caller may address the entity at all (else 404: existence is not revealed). Its
+ * own person entity always: a person manages their API keys even without a right on it (SPEC §6);
+ * the rules then allow nothing else there.
+ */
+function visible(found: Versioned | undefined, caller: Caller, writing: boolean): found is Versioned {
+  return found !== undefined && (canRead(found.entity.properties, caller) || (writing && found.entity._id === caller.personId));
+}
+
+/** Reads an entity the caller may read, or 404. */
+export async function readable(tenant: Tenant, id: string, writing = false): Promise<Versioned> {
+  const found = await tenant.entities.get(id);
+  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No entity ${id}.`);
+  return found;
+}
+
+/** The entity holding a value the caller may read, or 404. */
+export async function readableByValue(tenant: Tenant, valueId: string, writing = false): Promise<Versioned> {
+  const found = await tenant.entities.byValueId(valueId);
+  if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No property ${valueId}.`);
+  return found;
+}
