@@ -1,0 +1,135 @@
+import type { Deleted, UploadTarget, Value, ValueInput, WriteResult } from './types';
+
+/** A file to store as a new value of a file property (interface §8 "File upload flow"). */
+export interface FileUpload {
+  /** The file property's name. */
+  type: string;
+  /** The original file name; downloads are offered under it. */
+  filename: string;
+  /** MIME type; the storage accepts the bytes only with this `Content-Type`. */
+  filetype: string;
+  /** The content; `filesize` is its length. A `Buffer` is a `Uint8Array` too. */
+  data: Uint8Array;
+  /** For a multilingual file property. */
+  language?: string;
+}
+
+export interface UploadOptions {
+  /**
+   * Value creations in all, the first included. When the signed upload URL has expired before the
+   * PUT, the value is deleted and the upload starts again with a new one (interface §7), at most
+   * this many times. Default 3.
+   */
+  attempts?: number;
+}
+
+/** The API calls the upload needs (an `EntiaDatabase`); storage is reached with plain `fetch`. */
+export interface UploadApi {
+  addValues(entityId: string, values: ValueInput[]): Promise<WriteResult>;
+  deleteProperty(valueId: string): Promise<Deleted>;
+}
+
+/**
+ * The storage refused or never answered the PUT of a file. The value created for it was deleted
+ * (`removed`) unless that failed too (then `removeError` says why, and `valueId` names the value
+ * left without content: delete it, or retry the upload).
+ */
+export class UploadError extends Error {
+  override readonly name = 'UploadError';
+
+  constructor(
+    message: string,
+    /** The storage's HTTP status; `undefined` when it could not be reached. */
+    readonly status: number | undefined,
+    /** The storage's answer (S3 XML error), possibly cut short. */
+    readonly body: string,
+    /** True when the upload URL had expired on the last attempt (after every restart was used). */
+    readonly expired: boolean,
+    readonly valueId: string,
+    readonly removed: boolean,
+    readonly removeError?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const DEFAULT_UPLOAD_ATTEMPTS = 3;
+
+/** S3 (and MinIO) answer an expired presigned request with 403 and this message. */
+const EXPIRED = /Request has expired/i;
+
+interface PutOutcome {
+  ok: boolean;
+  status: number | undefined;
+  body: string;
+  cause?: unknown;
+}
+
+async function put(upload: UploadTarget, data: Uint8Array): Promise<PutOutcome> {
+  try {
+    // Exactly the returned headers and nothing else: they are part of the signature, and the
+    // API's bearer token must never travel to the storage.
+    const response = await fetch(upload.url, { method: upload.method ?? 'PUT', headers: upload.headers, body: data });
+    if (response.ok) {
+      await response.body?.cancel();
+      return { ok: true, status: response.status, body: '' };
+    }
+    const body = await response.text().catch(() => '');
+    return { ok: false, status: response.status, body: body.slice(0, 4096) };
+  } catch (cause) {
+    return { ok: false, status: undefined, body: '', cause };
+  }
+}
+
+/** Deletes a value whose content never arrived; an already missing value counts as deleted. */
+async function removeValue(api: UploadApi, valueId: string): Promise<{ removed: boolean; error?: unknown }> {
+  try {
+    await api.deleteProperty(valueId);
+    return { removed: true };
+  } catch (error) {
+    if ((error as { status?: unknown }).status === 404) return { removed: true };
+    return { removed: false, error };
+  }
+}
+
+/**
+ * Creates a file value on `entityId` and PUTs its bytes to storage with the signed upload it came
+ * with; returns the value (without `upload`). An expired upload URL deletes the value and starts
+ * again, up to `attempts` times. Any other storage failure deletes the value too — a file value
+ * without content is of no use to anyone and a caller can simply try again — and throws an
+ * `UploadError` carrying the storage's status. API errors are the API client's (`EntiaError`).
+ *
+ * On a `list: false` property the new value replaces the old one at the POST, so after a failure
+ * the property is empty, not back to its previous file.
+ */
+export async function uploadFile(api: UploadApi, entityId: string, file: FileUpload, options: UploadOptions = {}): Promise<Value> {
+  const attempts = Math.max(1, Math.floor(options.attempts ?? DEFAULT_UPLOAD_ATTEMPTS));
+  const { type, filename, filetype, data, language } = file;
+  const input: ValueInput = { type, filename, filesize: data.byteLength, filetype, ...(language === undefined ? {} : { language }) };
+
+  for (let attempt = 1; ; attempt++) {
+    const written = await api.addValues(entityId, [input]);
+    const value = written.properties?.[type]?.find((v) => v.upload !== undefined);
+    if (!value?.upload) throw new Error(`the API answered without an upload for the file value of "${type}"`);
+    const { upload, ...created } = value;
+
+    const outcome = await put(upload, data);
+    if (outcome.ok) return created;
+
+    const expired = outcome.status === 403 && EXPIRED.test(outcome.body);
+    const cleanup = await removeValue(api, created._id);
+    if (expired && cleanup.removed && attempt < attempts) continue;
+
+    const reason =
+      outcome.status === undefined
+        ? `the storage could not be reached (${String((outcome.cause as Error | undefined)?.message ?? outcome.cause)})`
+        : expired
+          ? `the upload URL expired before the PUT, ${attempt} time(s)`
+          : `the storage refused the PUT with ${outcome.status}`;
+    const left = cleanup.removed ? 'the value was deleted' : `value ${created._id} is left without content: deleting it failed`;
+    throw new UploadError(`Upload of "${filename}" failed: ${reason}; ${left}.`, outcome.status, outcome.body, expired, created._id, cleanup.removed, cleanup.error, {
+      cause: outcome.cause,
+    });
+  }
+}
