@@ -21,6 +21,9 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = { shuttingDown: fal
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // No automatic ETags: a response with a signed URL must never be answered 304 from a stale
+  // copy, and cacheable reads get their validators from the response cache, not from the body.
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY_HOPS);
   app.set('query parser', 'simple');
 

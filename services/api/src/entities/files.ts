@@ -31,15 +31,19 @@ export function uploaded(deps: Deps, db: string, entityId: string, value: Value)
 }
 
 /**
- * Schedules the removal of the objects of file values that are gone. The worker retries until
- * storage answers; a failure to schedule leaves an orphan object, which is logged.
+ * Schedules the removal of the objects of file values that are gone: now, and once more when the
+ * value's upload URL has expired (a client may still PUT with it until then). The worker retries
+ * until storage answers; a failure to schedule leaves an orphan object, which is logged.
  */
 export async function removeObjects(deps: Deps, db: string, entityId: string, gone: Value[]): Promise<void> {
+  const options = { attempts: 20, backoff: { type: 'exponential', delay: 2000 } };
+  const late = { ...options, delay: (deps.config.UPLOAD_URL_TTL_SECONDS + 60) * 1000 };
   for (const value of gone.filter(isFile)) {
     const key = objectKey(db, entityId, value._id);
-    await deps.jobs
-      // BullMQ ids may not contain ':'; the key is unique per value, so the id dedupes retries.
-      .enqueue('delete-object', { key }, `delete-object.${key.replaceAll('/', '.')}`, { attempts: 20, backoff: { type: 'exponential', delay: 2000 } })
-      .catch((err: unknown) => deps.logger.error({ err, key }, 'could not schedule the removal of an object; it is orphaned'));
+    // BullMQ ids may not contain ':'; the key is unique per value, so the ids dedupe retries.
+    const id = `delete-object.${key.replaceAll('/', '.')}`;
+    await Promise.all([deps.jobs.enqueue('delete-object', { key }, id, options), deps.jobs.enqueue('delete-object', { key }, `${id}.late`, late)]).catch(
+      (err: unknown) => deps.logger.error({ err, key }, 'could not schedule the removal of an object; it is orphaned'),
+    );
   }
 }

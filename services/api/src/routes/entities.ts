@@ -7,6 +7,7 @@ import { listEntities } from '../entities/list';
 import { readable, readableByValue } from '../entities/read';
 import { addValues, createEntity, deleteEntity, deleteValue } from '../entities/write';
 import { problems } from '../http/problem';
+import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
 import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityBody, ListQuery, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
@@ -121,21 +122,16 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         302: { description: '`download=true`: redirect to the signed URL of the file.' },
         ...errors,
       },
-      handler: async ({ params, query, res }) => {
+      handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'property');
         const { entity } = await readableByValue(tenant, id);
         const value = await withDownloadUrl(deps, tenant.name, entity._id, presentValue(findValue(entity.properties, id)!));
-        // A signed URL is for this caller, now: never stored by a cache.
-        res.set('Cache-Control', 'no-store');
-        if (query.download !== 'true') {
-          res.json(value);
-          return;
-        }
+        if (query.download !== 'true') return sendUncached(req, res, value);
         if (value.url === undefined || !(await uploaded(deps, tenant.name, entity._id, value))) {
           throw problems.notFound(value.url === undefined ? `Value ${id} is not a file.` : `The file of value ${id} was not uploaded yet.`);
         }
-        res.redirect(302, value.url);
+        res.set('Cache-Control', 'no-store').redirect(302, value.url);
       },
     }),
     defineRoute({
