@@ -18,3 +18,7 @@ export { DEFAULT_LIMIT, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_TERMS, parseListQuery,
 export { checkQueryTypes } from './query/check';
 export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
 export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';
+export { FORMULA_FUNCTIONS, MAX_FORMULA_LENGTH, MAX_FORMULA_STRING, MAX_FORMULA_TOKENS, type Formula, type FormulaFunction, type FormulaNode, type FormulaPath, type FormulaValue } from './formula/ast';
+export { parseFormula } from './formula/parse';
+export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
+export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';

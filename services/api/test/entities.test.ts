@@ -303,6 +303,17 @@ describe('entities and values (SPEC §3, §4, §7)', () => {
       expect(orphan.status).toBe(400);
     });
 
+    it('a formula is parsed when the definition is written: 400 with the position of the error', async () => {
+      const bad = await definition([{ type: 'name', string: 'total' }, { type: 'type', string: 'number' }, { type: 'formula', string: 'pages FOO' }]);
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0].message).toMatch(/unknown function FOO at position 7/);
+      const good = await definition([{ type: 'name', string: 'double' }, { type: 'type', string: 'number' }, { type: 'formula', string: 'pages 2 MULTIPLY' }]);
+      expect(good.status).toBe(201);
+      const refused = await book([{ type: 'double', number: 4 }]);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors[0].message).toContain('computed by a formula');
+    });
+
     it('a new definition governs the next write', async () => {
       expect((await book([{ type: 'isbn', string: '123' }])).status).toBe(400);
       expect((await definition([{ type: 'name', string: 'isbn' }, { type: 'type', string: 'string' }])).status).toBe(201);

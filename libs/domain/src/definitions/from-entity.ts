@@ -1,6 +1,7 @@
 import { first, type Properties } from '../entity';
 import { DomainError, type FieldError } from '../errors';
 import { parseReferenceQuery } from '../query/parse';
+import { parseFormula } from '../formula/parse';
 import { isPropertyName } from '../names';
 import { isValueType } from '../values/types';
 import type { PropertyDefinition } from './definition';
@@ -54,6 +55,15 @@ export function checkDefinition(properties: Properties): FieldError[] {
       if (!(error instanceof DomainError)) throw error;
       const why = error.errors.map((e) => `${e.parameter}: ${e.message}`).join('; ');
       errors.push({ pointer: '', message: `reference_query does not parse: ${why}` });
+    }
+  }
+  const formula = text(properties, 'formula');
+  if (formula !== undefined) {
+    try {
+      parseFormula(formula);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      errors.push({ pointer: '', message: `formula does not parse: ${error.errors.map((e) => e.message).join('; ')}` });
     }
   }
   return errors;
