@@ -13,6 +13,7 @@ const packages = [
   'services/api',
   'services/worker',
   'tools/stack',
+  'tools/deploy',
 ];
 
 const moduleNameMapper = {

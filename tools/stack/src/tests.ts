@@ -6,6 +6,8 @@ import { trackTempDir } from './cleanup';
 import { StackError } from './errors';
 import { onceSignal } from './signals';
 import { startStack } from './stack';
+import { ensureTestTools } from './test-tools';
+import { stderrLog } from './log';
 
 interface JestJson {
   numPassedTests?: number;
@@ -39,6 +41,7 @@ function readReport(file: string): JestJson | undefined {
 export async function runTests(repo: string, jestArgs: string[]): Promise<{ summary: string; code: number }> {
   const jest = path.join(repo, 'node_modules', 'jest', 'bin', 'jest.js');
   if (!fs.existsSync(jest)) throw new StackError(`${jest} not found: run \`npm install\` at the repo root`);
+  await ensureTestTools(repo, process.env, stderrLog);
   const stack = await startStack({});
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'entia-jest-'));
   const untrackTmp = trackTempDir(tmp);
