@@ -22,3 +22,4 @@ export { FORMULA_FUNCTIONS, MAX_FORMULA_LENGTH, MAX_FORMULA_STRING, MAX_FORMULA_
 export { parseFormula } from './formula/parse';
 export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
 export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';
+export { computeOwnFormulas } from './formula/apply';

@@ -1,6 +1,7 @@
 import {
   DEFAULT_LIMITS,
   applyWrite,
+  computeOwnFormulas,
   groupByProperty,
   hasRight,
   referencesOf,
@@ -46,6 +47,20 @@ function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, 
 }
 
 /**
+ * The entity after its own formulas are recomputed (in the same request, SPEC §9), and the values
+ * the response reports: those written, and the computed ones that changed.
+ */
+function withFormulas(
+  entity: Entity,
+  result: WriteResult,
+  definitions: ReadonlyMap<string, PropertyDefinition>,
+  ctx: WriteContext,
+): { entity: Entity; written: Value[] } {
+  const computed = computeOwnFormulas(entity, definitions, { at: ctx.now, by: ctx.caller.personId }, ctx.newId);
+  return { entity: { _id: entity._id, properties: computed.properties }, written: [...result.written, ...computed.changed] };
+}
+
+/**
  * Stores an entity together with the index entries of the API keys the write generated. Keys are
  * indexed first and withdrawn if the entity write does not happen, so a key is never usable
  * without its value, and a stored value never lacks its key.
@@ -69,18 +84,16 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
   const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
   const definitions = await definitionsOf(tenant, knownType);
   const id = newId();
-  const result = applyWrite(undefined, items, {
-    ...context(deps, caller, definitions, knownType === tenant.record.meta.person),
-    newEntityId: id,
-  });
-  const entity: Entity = { _id: id, properties: result.properties };
+  const ctx = { ...context(deps, caller, definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const result = applyWrite(undefined, items, ctx);
+  const { entity, written } = withFormulas({ _id: id, properties: result.properties }, result, definitions, ctx);
   await checkAgainstDatabase(tenant, entity, result, caller, definitions);
   await storeWithKeys(deps, tenant, entity._id, result, async () => {
     await tenant.entities.insert([entity], () => searchableOf(definitions));
     return true;
   });
   await reindexTypesOf(deps, tenant, entity);
-  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, result.written)) };
+  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, written)) };
 }
 
 /**
@@ -112,14 +125,15 @@ export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueIn
     const current = await readable(tenant, id, true);
     const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
     const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
-    const result = applyWrite(current.entity, items, context(deps, caller, definitions, isPerson));
-    const entity: Entity = { _id: id, properties: result.properties };
+    const ctx = context(deps, caller, definitions, isPerson);
+    const result = applyWrite(current.entity, items, ctx);
+    const { entity, written } = withFormulas({ _id: id, properties: result.properties }, result, definitions, ctx);
     await checkAgainstDatabase(tenant, entity, result, caller, definitions);
     const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
     if (!stored) return undefined;
     await reindexTypesOf(deps, tenant, current.entity, entity);
     await removeObjects(deps, tenant.name, id, result.removed);
-    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, result.written)) };
+    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, written)) };
   });
 }
 
@@ -144,7 +158,9 @@ export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promis
   return withRetries(async () => {
     const current = await readableByValue(tenant, valueId, true);
     const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
-    const { properties, removed } = removeValue(current.entity, valueId, caller, definitions);
+    const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, definitions);
+    const stamp = { at: new Date().toISOString(), by: caller.personId };
+    const { properties } = computeOwnFormulas({ _id: current.entity._id, properties: remaining }, definitions, stamp, newId);
     if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
     const entity: Entity = { _id: current.entity._id, properties };
     if (!(await tenant.entities.replace(entity, current.version, searchableOf(definitions)))) return undefined;
