@@ -1,0 +1,239 @@
+import type { Document } from 'mongodb';
+
+/**
+ * Which index MongoDB would use for a compiled list query, derived from the index definitions alone
+ * (no mongod is at hand). Deliberately simple and stated plainly:
+ *
+ * - A predicate can bound an index scan when it is an equality, `$in`, a range (`$gt`…`$lte`), an
+ *   element of `$all` (MongoDB turns `$all` into an AND of equalities), or a case-sensitive regex
+ *   anchored with `^` and a literal prefix. `$exists`, `$ne` / `$elemMatch` with `$ne`, unanchored
+ *   or case-insensitive regexes give no useful bounds (a whole-index scan).
+ * - An index is a *filter candidate* when its first key has such a predicate (further keys extend
+ *   the bounds while the previous ones are equalities). Its cost is the number of documents inside
+ *   its bounds, counted on the seeded data.
+ * - An index *provides the sort* when, after its equality-bound leading keys, its keys are the sort
+ *   keys in the same (or all reversed) directions.
+ * - For `find`, the expected plan is the filter candidate with the fewest documents in bounds, unless
+ *   walking a sort-providing index would touch fewer (≈ limit × total / matches documents, matches
+ *   spread evenly): MongoDB's planner races the candidates and keeps the one that fills the first
+ *   batch soonest, which these estimates approximate. `countDocuments` has no sort, so only filter
+ *   candidates serve it. No candidate at all: COLLSCAN.
+ */
+
+export interface IndexSpec {
+  name: string;
+  key: [string, number][];
+  unique?: boolean;
+}
+
+type Bound = 'eq' | 'in' | 'range' | 'all' | 'prefix';
+
+export interface Predicate {
+  path: string;
+  /** How it bounds an index on `path`; undefined when it cannot. */
+  bound?: Bound;
+  /** Single-field conditions equivalent to the bounds (to count the documents inside them). */
+  conditions: Document[];
+  /** Human-readable form. */
+  text: string;
+  /** The predicate as a query of its own (to count its matches). */
+  match: Document;
+}
+
+export interface Candidate {
+  index: string;
+  keys: string;
+  predicates: string[];
+  /** Documents inside the bounds (counted), when known. */
+  docsInBounds?: number;
+  providesSort: boolean;
+}
+
+export interface MongoPlan {
+  candidates: Candidate[];
+  /** Indexes that only provide the sort (no bounds). */
+  sortOnly: Candidate[];
+  find: { plan: string; index?: string; docsExamined?: number; blockingSort: boolean; alternative?: string };
+  count: { plan: string; index?: string; docsExamined?: number };
+  wholeCollection: { find: boolean; count: boolean };
+  /** Filter predicates that no index serves, with their match counts (for the recommendation). */
+  unindexed: { path: string; text: string; docs: number }[];
+}
+
+const RANGE_OPS = ['$gt', '$gte', '$lt', '$lte'];
+
+/** Operators as written, for the report. */
+function show(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (v && typeof v === 'object' && v._bsontype === 'ObjectId' ? `ObjectId(${v.toHexString()})` : v));
+}
+
+function literalPrefix(pattern: string): string | undefined {
+  const match = /^\^([A-Za-z0-9 _-]+)/.exec(pattern);
+  return match?.[1];
+}
+
+/** The predicates of a compiled filter (`{$and: [...]}` as compileFilter builds it, or a plain document). */
+export function predicatesOf(filter: Document): Predicate[] {
+  const conditions: Document[] = Array.isArray(filter.$and) ? filter.$and : [filter];
+  const predicates: Predicate[] = [];
+  for (const condition of conditions) {
+    for (const [path, spec] of Object.entries(condition)) {
+      const match = { [path]: spec };
+      if (path.startsWith('$')) {
+        predicates.push({ path, conditions: [], text: show(match), match });
+        continue;
+      }
+      const text = show(match);
+      const operators = spec && typeof spec === 'object' && !Array.isArray(spec) && Object.keys(spec).every((k) => k.startsWith('$')) ? (spec as Document) : { $eq: spec };
+      const keys = Object.keys(operators);
+      if ('$elemMatch' in operators) {
+        // `ne` compiles to {p: {$elemMatch: {field: {$exists: true, $ne: v}}}}: bounds are everything but v.
+        for (const field of Object.keys(operators.$elemMatch as Document)) predicates.push({ path: `${path}.${field}`, conditions: [], text, match });
+      } else if ('$eq' in operators && keys.length === 1) {
+        predicates.push({ path, bound: 'eq', conditions: [{ [path]: operators.$eq }], text, match });
+      } else if ('$in' in operators && keys.length === 1) {
+        predicates.push({ path, bound: 'in', conditions: [{ [path]: { $in: operators.$in } }], text, match });
+      } else if ('$all' in operators && keys.length === 1) {
+        // One element of $all bounds the scan; the planner may pick any, so each is a condition.
+        predicates.push({ path, bound: 'all', conditions: (operators.$all as unknown[]).map((v) => ({ [path]: v })), text, match });
+      } else if (keys.length > 0 && keys.every((k) => RANGE_OPS.includes(k))) {
+        predicates.push({ path, bound: 'range', conditions: [{ [path]: operators }], text, match });
+      } else if ('$regex' in operators) {
+        const options = String(operators.$options ?? '');
+        const prefix = literalPrefix(String(operators.$regex));
+        predicates.push(
+          prefix !== undefined && !options.includes('i')
+            ? { path, bound: 'prefix', conditions: [{ [path]: operators }], text, match }
+            : { path, conditions: [], text: `${text} (case-insensitive or unanchored: no index bounds)`, match },
+        );
+      } else {
+        predicates.push({ path, conditions: [], text, match });
+      }
+    }
+  }
+  return predicates;
+}
+
+/** Whether `sort` (as compileSort builds it) is the index's key order after `skip` leading keys. */
+function providesSort(index: IndexSpec, skip: number, sort: Document | undefined): boolean {
+  const sortKeys = Object.entries(sort ?? {});
+  if (sortKeys.length === 0) return false;
+  const rest = index.key.slice(skip, skip + sortKeys.length);
+  if (rest.length < sortKeys.length) return false;
+  const same = rest.every(([field, dir], i) => field === sortKeys[i]![0] && dir === sortKeys[i]![1]);
+  const reversed = rest.every(([field, dir], i) => field === sortKeys[i]![0] && dir === -sortKeys[i]![1]);
+  return same || reversed;
+}
+
+const keysOf = (index: IndexSpec) => `{${index.key.map(([f, d]) => `${f}: ${d}`).join(', ')}}`;
+
+/**
+ * The analysis of one query. `countDocs(conditions)` counts the documents matching a single-field
+ * condition on the seeded data (memoised by the caller); `total` is the collection size.
+ */
+export async function mongoPlan(
+  indexes: IndexSpec[],
+  filter: Document,
+  sort: Document | undefined,
+  limit: number,
+  total: number,
+  countDocs: (condition: Document) => Promise<number>,
+): Promise<MongoPlan> {
+  const predicates = predicatesOf(filter);
+  const candidates: Candidate[] = [];
+  const sortOnly: Candidate[] = [];
+
+  for (const index of indexes) {
+    const used: Predicate[] = [];
+    let equalities = 0;
+    for (const [field] of index.key) {
+      const predicate = predicates.find((p) => p.path === field && p.bound !== undefined);
+      if (!predicate) break;
+      used.push(predicate);
+      if (predicate.bound === 'eq') equalities++;
+      else break;
+    }
+    const sorts = providesSort(index, equalities, sort);
+    if (used.length === 0) {
+      if (sorts) sortOnly.push({ index: index.name, keys: keysOf(index), predicates: [], providesSort: true });
+      continue;
+    }
+    // Documents in bounds: the bounded predicates together; for $all, the best single element.
+    let docsInBounds: number | undefined;
+    const fixed = used.filter((p) => p.bound !== 'all').flatMap((p) => p.conditions);
+    const alls = used.filter((p) => p.bound === 'all');
+    if (alls.length === 0) docsInBounds = await countDocs(fixed.length === 1 ? fixed[0]! : { $and: fixed });
+    else {
+      const counts = await Promise.all(alls[0]!.conditions.map((c) => countDocs(fixed.length === 0 ? c : { $and: [...fixed, c] })));
+      docsInBounds = Math.min(...counts);
+    }
+    candidates.push({ index: index.name, keys: keysOf(index), predicates: used.map((p) => p.text), docsInBounds, providesSort: sorts });
+  }
+  candidates.sort((a, b) => (a.docsInBounds ?? Infinity) - (b.docsInBounds ?? Infinity));
+
+  const unindexed: MongoPlan['unindexed'] = [];
+  const served = new Set(candidates.flatMap((c) => c.predicates));
+  for (const predicate of predicates) {
+    if (served.has(predicate.text) || predicate.path.startsWith('$')) continue;
+    unindexed.push({ path: predicate.path, text: predicate.text, docs: await countDocs(predicate.match) });
+  }
+
+  const best = candidates[0];
+  const sortProvider = sortOnly[0];
+  const wholeThreshold = 0.9 * total;
+  const sorted = sort !== undefined && Object.keys(sort).length > 0;
+  // A walk of a sort-providing index stops after `limit` matches: about limit × total / matches
+  // documents when the matches are spread evenly over the sort order (all of them when none match).
+  const matching = await countDocs(filter);
+  const sortWalk = sortProvider ? Math.min(total, matching === 0 ? total : Math.ceil((limit * total) / matching)) : undefined;
+
+  let find: MongoPlan['find'];
+  const bestBlocking = best ? !best.providesSort && sorted : false;
+  if (best && (sortWalk === undefined || !bestBlocking || (best.docsInBounds ?? total) <= sortWalk)) {
+    find = {
+      plan: `IXSCAN ${best.index} ${best.keys} → FETCH + filter${bestBlocking ? ` → SORT (in memory, top ${limit})` : ''}`,
+      index: best.index,
+      docsExamined: best.docsInBounds,
+      blockingSort: bestBlocking,
+      ...(sortProvider && bestBlocking
+        ? { alternative: `IXSCAN ${sortProvider.index} in sort order, unbounded, stops after ${limit} matches (≈ ${sortWalk} docs)` }
+        : {}),
+    };
+  } else if (sortProvider) {
+    find = {
+      plan: `IXSCAN ${sortProvider.index} ${sortProvider.keys} unbounded, in sort order → FETCH + filter, stops after ${limit} matches`,
+      index: sortProvider.index,
+      docsExamined: sortWalk,
+      blockingSort: false,
+      ...(best ? { alternative: `IXSCAN ${best.index} (${best.docsInBounds} docs in bounds) → SORT in memory` } : {}),
+    };
+  } else {
+    find = { plan: 'COLLSCAN → filter' + (sorted ? ` → SORT (in memory, top ${limit})` : ''), docsExamined: total, blockingSort: sorted };
+  }
+  const count: MongoPlan['count'] = best
+    ? { plan: `IXSCAN ${best.index} → FETCH + filter → COUNT`, index: best.index, docsExamined: best.docsInBounds }
+    : { plan: 'COLLSCAN → filter → COUNT', docsExamined: total };
+  return {
+    candidates,
+    sortOnly,
+    find,
+    count,
+    wholeCollection: {
+      find: (find.docsExamined ?? total) >= wholeThreshold,
+      count: (count.docsExamined ?? total) >= wholeThreshold,
+    },
+    unindexed,
+  };
+}
+
+/** One line per stage of a MongoDB winningPlan (for when the benchmark runs against a real mongod). */
+export function summariseWinningPlan(plan: Document | undefined): string | undefined {
+  if (!plan) return undefined;
+  const parts: string[] = [];
+  let node: Document | undefined = plan;
+  while (node) {
+    parts.push(node.indexName ? `${node.stage} ${node.indexName}` : String(node.stage));
+    node = (node.inputStage as Document | undefined) ?? (node.inputStages as Document[] | undefined)?.[0] ?? (node.queryPlan as Document | undefined);
+  }
+  return parts.join(' ← ');
+}
