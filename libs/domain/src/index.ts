@@ -23,3 +23,4 @@ export { parseFormula } from './formula/parse';
 export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
 export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';
 export { computeOwnFormulas } from './formula/apply';
+export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';

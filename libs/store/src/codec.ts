@@ -1,4 +1,4 @@
-import { newProperties, readAccess, searchIndex, sortKeys, type Entity, type SortKeys, type Value } from '@entia/domain';
+import { attributeValues, newProperties, readAccess, searchIndex, sortKeys, type Entity, type SortKeys, type Value } from '@entia/domain';
 import { BSON, ObjectId, type Document } from 'mongodb';
 
 /**
@@ -12,6 +12,7 @@ import { BSON, ObjectId, type Document } from 'mongodb';
  * - `__refs`  every referenced entity id (finds referrers)
  * - `__q`     word prefixes of the searchable values (`q` matches them by equality)
  * - `__sort`  per property and field the smallest and largest value (engine-independent sorting)
+ * - `__av`    one entry per property, field and value: serves `eq`/`in` filters on any property
  */
 export interface EntityDocument extends Document {
   _id: ObjectId;
@@ -21,9 +22,10 @@ export interface EntityDocument extends Document {
   __refs: ObjectId[];
   __q: string[];
   __sort: SortKeys;
+  __av: string[];
 }
 
-export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__sort'] as const;
+export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__sort', '__av'] as const;
 
 function encodeValue(value: Value): Document {
   const { _id, reference, datetime, created, ...rest } = value;
@@ -67,6 +69,7 @@ export function toDocument(entity: Entity, version: number, searchable: Readonly
     __refs: [],
     __q: searchIndex(entity.properties, searchable),
     __sort: sortKeys(entity.properties),
+    __av: attributeValues(entity.properties),
   };
   const refs = new Set<string>();
   for (const [name, values] of Object.entries(entity.properties)) {

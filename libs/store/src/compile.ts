@@ -1,4 +1,4 @@
-import type { Filter, ListQuery, Scalar, SortKey } from '@entia/domain';
+import { attributeValue, isIndexedAttribute, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
 import { DERIVED_FIELDS, type EntityDocument } from './codec';
 
@@ -37,9 +37,22 @@ function condition(filter: Filter): Document {
   }
 }
 
+/**
+ * `eq` and `in` filters also name their entries of `__av`, whose one multikey index serves an
+ * equality on any property; the exact condition stays beside it, so results never depend on it.
+ */
+function attributeCondition(filter: Filter): Document | undefined {
+  const values = filter.op === 'eq' ? [filter.value] : filter.op === 'in' ? filter.values : undefined;
+  if (!values || !values.every((value) => isIndexedAttribute(filter.field, value))) return undefined;
+  return { __av: { $in: values.map((value) => attributeValue(filter.property, filter.field, value)) } };
+}
+
 /** The caller's visibility is always part of the filter: a list never reaches past it. */
 export function compileFilter(query: Pick<ListQuery, 'filters' | 'terms'>, readTags: string[]): MongoFilter<EntityDocument> {
-  const conditions: Document[] = [{ __read: { $in: readTags } }, ...query.filters.map(condition)];
+  const conditions: Document[] = [
+    { __read: { $in: readTags } },
+    ...query.filters.flatMap((filter) => [attributeCondition(filter), condition(filter)].filter((c): c is Document => c !== undefined)),
+  ];
   if (query.terms.length > 0) conditions.push({ __q: { $all: query.terms } });
   return { $and: conditions } as MongoFilter<EntityDocument>;
 }

@@ -86,6 +86,14 @@ describe('GET /api/{db}/entity (SPEC §7)', () => {
     expect(res.body.errors.map((e: { parameter: string }) => e.parameter)).toContain(parameter);
   });
 
+  it('an equality on a string too long for the attribute index still matches exactly', async () => {
+    const long = `${'long '.repeat(60)}end`;
+    const id = (await t.create([{ type: '_type', reference: book }, { type: 'note', string: long }])).body._id;
+    const res = await list(`note.string=${encodeURIComponent(long)}`);
+    expect(res.body.entities.map((e: { _id: string }) => e._id)).toEqual([id]);
+    expect((await request(api.app).delete(`/api/${t.db}/entity/${id}`).set('Authorization', t.owner.auth)).status).toBe(200);
+  });
+
   it('a value can never become an operator', async () => {
     const res = await list(`title.string=${encodeURIComponent('{"$ne":null}')}`);
     expect(res.status).toBe(200);
