@@ -38,6 +38,8 @@ export interface Predicate {
   text: string;
   /** The predicate as a query of its own (to count its matches). */
   match: Document;
+  /** For an `__av` (attribute-value) condition: the `property.field` whose exact condition it stands beside. */
+  twinOf?: string;
 }
 
 export interface Candidate {
@@ -47,6 +49,8 @@ export interface Candidate {
   /** Documents inside the bounds (counted), when known. */
   docsInBounds?: number;
   providesSort: boolean;
+  /** Bounded by a derived `__av` entry standing for this `property.field` condition. */
+  twinOf?: string;
 }
 
 export interface MongoPlan {
@@ -72,6 +76,12 @@ function literalPrefix(pattern: string): string | undefined {
   return match?.[1];
 }
 
+/** `property.field` of an attribute-value entry (`property\u001ffield\u001fvalue`, see libs/domain attribute-values.ts). */
+function attributeOf(entry: unknown): string | undefined {
+  const parts = typeof entry === 'string' ? entry.split('\u001f') : [];
+  return parts.length >= 3 ? `${parts[0]}.${parts[1]}` : undefined;
+}
+
 /** The predicates of a compiled filter (`{$and: [...]}` as compileFilter builds it, or a plain document). */
 export function predicatesOf(filter: Document): Predicate[] {
   const conditions: Document[] = Array.isArray(filter.$and) ? filter.$and : [filter];
@@ -92,7 +102,8 @@ export function predicatesOf(filter: Document): Predicate[] {
       } else if ('$eq' in operators && keys.length === 1) {
         predicates.push({ path, bound: 'eq', conditions: [{ [path]: operators.$eq }], text, match });
       } else if ('$in' in operators && keys.length === 1) {
-        predicates.push({ path, bound: 'in', conditions: [{ [path]: { $in: operators.$in } }], text, match });
+        const twin = path === '__av' ? attributeOf((operators.$in as unknown[])[0]) : undefined;
+        predicates.push({ path, bound: 'in', conditions: [{ [path]: { $in: operators.$in } }], text, match, ...(twin ? { twinOf: twin } : {}) });
       } else if ('$all' in operators && keys.length === 1) {
         // One element of $all bounds the scan; the planner may pick any, so each is a condition.
         predicates.push({ path, bound: 'all', conditions: (operators.$all as unknown[]).map((v) => ({ [path]: v })), text, match });
@@ -144,37 +155,52 @@ export async function mongoPlan(
   const sortOnly: Candidate[] = [];
 
   for (const index of indexes) {
-    const used: Predicate[] = [];
-    let equalities = 0;
-    for (const [field] of index.key) {
-      const predicate = predicates.find((p) => p.path === field && p.bound !== undefined);
-      if (!predicate) break;
-      used.push(predicate);
-      if (predicate.bound === 'eq') equalities++;
-      else break;
-    }
-    const sorts = providesSort(index, equalities, sort);
-    if (used.length === 0) {
-      if (sorts) sortOnly.push({ index: index.name, keys: keysOf(index), predicates: [], providesSort: true });
+    // Each bounded predicate on the leading key is its own plan (MongoDB cannot intersect the
+    // bounds of two predicates on one multikey field; its planner enumerates and races them).
+    const leading = predicates.filter((p) => p.path === index.key[0]?.[0] && p.bound !== undefined);
+    if (leading.length === 0) {
+      if (providesSort(index, 0, sort)) sortOnly.push({ index: index.name, keys: keysOf(index), predicates: [], providesSort: true });
       continue;
     }
-    // Documents in bounds: the bounded predicates together; for $all, the best single element.
-    let docsInBounds: number | undefined;
-    const fixed = used.filter((p) => p.bound !== 'all').flatMap((p) => p.conditions);
-    const alls = used.filter((p) => p.bound === 'all');
-    if (alls.length === 0) docsInBounds = await countDocs(fixed.length === 1 ? fixed[0]! : { $and: fixed });
-    else {
-      const counts = await Promise.all(alls[0]!.conditions.map((c) => countDocs(fixed.length === 0 ? c : { $and: [...fixed, c] })));
-      docsInBounds = Math.min(...counts);
+    for (const head of leading) {
+      const used: Predicate[] = [head];
+      let equalities = head.bound === 'eq' ? 1 : 0;
+      for (const [field] of index.key.slice(1)) {
+        if (equalities < used.length) break;
+        const predicate = predicates.find((p) => p.path === field && p.bound !== undefined);
+        if (!predicate) break;
+        used.push(predicate);
+        if (predicate.bound === 'eq') equalities++;
+      }
+      const sorts = providesSort(index, equalities, sort);
+      // Documents in bounds: the bounded predicates together; for $all, the best single element.
+      let docsInBounds: number | undefined;
+      const fixed = used.filter((p) => p.bound !== 'all').flatMap((p) => p.conditions);
+      const alls = used.filter((p) => p.bound === 'all');
+      if (alls.length === 0) docsInBounds = await countDocs(fixed.length === 1 ? fixed[0]! : { $and: fixed });
+      else {
+        const counts = await Promise.all(alls[0]!.conditions.map((c) => countDocs(fixed.length === 0 ? c : { $and: [...fixed, c] })));
+        docsInBounds = Math.min(...counts);
+      }
+      candidates.push({
+        index: index.name,
+        keys: keysOf(index),
+        predicates: used.map((p) => p.text),
+        docsInBounds,
+        providesSort: sorts,
+        ...(head.twinOf ? { twinOf: head.twinOf } : {}),
+      });
     }
-    candidates.push({ index: index.name, keys: keysOf(index), predicates: used.map((p) => p.text), docsInBounds, providesSort: sorts });
   }
-  candidates.sort((a, b) => (a.docsInBounds ?? Infinity) - (b.docsInBounds ?? Infinity));
+  // Fewest documents first; on a tie, an index on the filtered path itself before a derived twin.
+  candidates.sort((a, b) => (a.docsInBounds ?? Infinity) - (b.docsInBounds ?? Infinity) || Number(a.twinOf !== undefined) - Number(b.twinOf !== undefined));
 
   const unindexed: MongoPlan['unindexed'] = [];
   const served = new Set(candidates.flatMap((c) => c.predicates));
+  // An exact condition whose derived twin (an `__av` entry of the same property and field) an index serves is covered.
+  const twins = new Set(candidates.flatMap((c) => (c.twinOf ? [c.twinOf] : [])));
   for (const predicate of predicates) {
-    if (served.has(predicate.text) || predicate.path.startsWith('$')) continue;
+    if (served.has(predicate.text) || predicate.path.startsWith('$') || twins.has(predicate.path)) continue;
     unindexed.push({ path: predicate.path, text: predicate.text, docs: await countDocs(predicate.match) });
   }
 
