@@ -62,6 +62,18 @@ export const ConfigSchema = Type.Object({
     description: 'Prefix of every Redis key Entia writes (queues, rate limits, cache); processes sharing it share them.',
   }),
   WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 256, description: 'Jobs one worker runs at once.' }),
+  WORKER_LOCK_MS: Type.Integer({
+    default: 30000,
+    minimum: 1000,
+    maximum: 600000,
+    description: 'How long a job stays claimed by a worker without a heartbeat: a crashed worker\'s jobs run again after it.',
+  }),
+  CACHE_TTL_SECONDS: Type.Integer({
+    default: 300,
+    minimum: 0,
+    maximum: 86400,
+    description: 'Lifetime of a cached GET response in Redis (writes invalidate earlier); 0 turns the response cache off.',
+  }),
   MAX_STRING_LENGTH: Type.Integer({
     default: 10000,
     minimum: 1,

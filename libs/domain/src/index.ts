@@ -22,5 +22,9 @@ export { FORMULA_FUNCTIONS, MAX_FORMULA_LENGTH, MAX_FORMULA_STRING, MAX_FORMULA_
 export { parseFormula } from './formula/parse';
 export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
 export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';
-export { computeOwnFormulas } from './formula/apply';
+export { computeFormulas, computeOwnFormulas, formulasOf, type FormulaRun } from './formula/apply';
+export { changedProperties } from './derived/changes';
+export { dependentsOf, type Dependents, type EntityChange } from './derived/dependents';
+export { inheritRights, inheritsRights } from './derived/inherit';
+export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';
 export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';

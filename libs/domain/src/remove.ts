@@ -4,7 +4,7 @@ import { newProperties, type Entity, type Properties } from './entity';
 import { forbidden, invalid } from './errors';
 import { hasRight, type Caller } from './rights';
 import type { Value } from './values/types';
-import { assertOwned } from './write';
+import { INHERITED, assertOwned } from './write';
 
 /** Finds a value on an entity by its `_id`. */
 export function findValue(properties: Properties, valueId: string): Value | undefined {
@@ -29,6 +29,7 @@ export function removeValue(
   if (!removed) throw invalid(`No value ${valueId} on this entity.`);
   if (removed.type === '_type') throw invalid('_type cannot be deleted.');
   if (removed.type === '_created') throw invalid('_created is read-only.');
+  if (removed.inherited) throw invalid(`${removed.type}: ${INHERITED}.`);
   const right = definitionOf(removed.type, definitions)?.writeRight ?? 'editor';
   const ownKey = removed.type === '_api_key' && entity._id === caller.personId;
   if (!ownKey && !hasRight(entity.properties, caller, right)) throw forbidden(`deleting "${removed.type}" needs the ${right} right on this entity`);

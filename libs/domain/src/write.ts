@@ -7,6 +7,9 @@ import { checkValue, type ValueLimits } from './values/rules';
 import { VALUE_FIELDS, type Value, type ValueData, type ValueField } from './values/types';
 
 /** A value as a client sends it (interface §4.1), already shape-checked by the request schema. */
+/** Why an inherited right cannot be changed where it shows. */
+export const INHERITED = 'this right is inherited from a _parent: change it there, or set _inheritrights to false';
+
 export type ValueInput = { type: string; _id?: string; language?: string } & Partial<Record<ValueField, unknown>>;
 
 export interface WriteContext {
@@ -94,6 +97,7 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
     if (item._id !== undefined) {
       const position = values.findIndex((v) => v._id === item._id);
       if (position < 0) return fail(`value ${item._id} is not a value of "${item.type}" on this entity`, '_id');
+      if (values[position]!.inherited) return fail(INHERITED, '_id');
       // Its object is stored under the value id: a new file under the old id could be served the
       // old bytes until the new upload lands, so a file is replaced by a new value instead.
       if (definition.type === 'file') return fail('a file value cannot be overwritten: add a new value (and delete this one)', '_id');

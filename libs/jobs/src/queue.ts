@@ -20,6 +20,51 @@ export interface JobTypes {
     data: { db: string; type: string };
     result: { entities: number };
   };
+  /**
+   * An entity was written or deleted: schedule the recomputation of the entities that read it
+   * (SPEC §9). Sent by every write; the entity's state before and after is summarised here
+   * because it may change again before the job runs.
+   */
+  changed: {
+    data: EntityChanged;
+    result: { scheduled: number };
+  };
+  /**
+   * Recompute what an entity derives from others: cross-entity formulas, reference labels,
+   * inherited rights, references to deleted entities. Coalesced per entity; `depth` counts the
+   * cascade steps that led here, so a cycle that never settles is cut off.
+   */
+  refresh: {
+    data: { db: string; entity: string; depth: number };
+    result: { changed: boolean; cutOff?: true };
+  };
+  /** POST /api/{db}/aggregate: recompute every entity of a database. */
+  rebuild: {
+    data: { db: string };
+    result: { entities: number };
+  };
+}
+
+export interface EntityChanged {
+  db: string;
+  entity: string;
+  /** The entity's type id (after the change; before it, for a deletion). */
+  type: string | undefined;
+  /** The properties whose values changed; `all` when it was created or deleted. */
+  properties: string[] | 'all';
+  /** Whether any reference value changed. */
+  references: boolean;
+  /** Its `_parent`s before and after. */
+  parents: string[];
+  /** Every entity it referenced before or references after. */
+  referenced: string[];
+  depth: number;
+}
+
+/** Progress of a `rebuild` job, as GET /api/{db}/aggregate/{id} shows it. */
+export interface RebuildProgress {
+  done: number;
+  total: number;
 }
 
 export type JobName = keyof JobTypes;

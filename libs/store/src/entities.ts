@@ -68,13 +68,53 @@ export class EntityCollection {
     return documents.map((document) => fromDocument(document).entity);
   }
 
-  /** `searchable` names each entity's searchable properties (from its type's definitions). */
   /** Every property definition (entity of type `propertyType`), or those of the given types only. */
   async definitions(propertyType: string, ofTypes?: readonly string[]): Promise<Entity[]> {
     const filter: Document = { '_type.reference': new ObjectId(propertyType) };
     if (ofTypes) filter['_parent.reference'] = { $in: ofTypes.map((id) => new ObjectId(id)) };
     const documents = await this.collection.find(filter, { maxTimeMS: this.maxTimeMS }).toArray();
     return documents.map((document) => fromDocument(document).entity);
+  }
+
+  /** Every entity of type `typeId` (for the meta-type `entity`: the types of the database). */
+  async ofType(typeId: string): Promise<Entity[]> {
+    return this.definitions(typeId);
+  }
+
+  /** The entities whose `_parent` is `parentId`. */
+  async children(parentId: string): Promise<Entity[]> {
+    const documents = await this.collection.find({ '_parent.reference': new ObjectId(parentId) }, { maxTimeMS: this.maxTimeMS }).toArray();
+    return documents.map((document) => fromDocument(document).entity);
+  }
+
+  /** The entities holding any reference (system ones included) to `id`. */
+  async referrers(id: string): Promise<Entity[]> {
+    const documents = await this.collection.find({ __refs: new ObjectId(id) }, { maxTimeMS: this.maxTimeMS }).toArray();
+    return documents.map((document) => fromDocument(document).entity);
+  }
+
+  /** The ids of the entities whose `_parent` is `parentId`, or that reference `id` at all. */
+  async relatedIds(relation: 'children' | 'referrers', id: string): Promise<string[]> {
+    const filter = relation === 'children' ? { '_parent.reference': new ObjectId(id) } : { __refs: new ObjectId(id) };
+    const documents = await this.collection.find(filter, { projection: { _id: 1 } }).toArray();
+    return documents.map((document) => document._id.toHexString());
+  }
+
+  /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild). */
+  async *allIds(pageSize = 500): AsyncGenerator<string[]> {
+    let after: ObjectId | undefined;
+    for (;;) {
+      const filter: Document = after ? { _id: { $gt: after } } : {};
+      const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: pageSize }).toArray()).map((d) => d._id);
+      if (ids.length === 0) return;
+      yield ids.map((id) => id.toHexString());
+      after = ids[ids.length - 1];
+    }
+  }
+
+  /** How many entities the database holds. */
+  count(): Promise<number> {
+    return this.collection.estimatedDocumentCount();
   }
 
   async insert(entities: Entity[], searchable: (entity: Entity) => ReadonlySet<string>): Promise<void> {

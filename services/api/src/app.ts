@@ -9,6 +9,7 @@ import { rateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
+import { aggregateRoutes } from './routes/aggregate';
 import { entityRoutes } from './routes/entities';
 import { healthRoutes, type Lifecycle } from './routes/health';
 import { jobRoutes } from './routes/jobs';
@@ -37,6 +38,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = { shuttingDown: fal
     ...healthRoutes(deps, metrics.registry, lifecycle),
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
+    ...aggregateRoutes(deps, tenants),
     ...jobRoutes(deps),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {

@@ -1,6 +1,7 @@
 import type { Config } from '@entia/config';
 import { ObjectStore } from '@entia/files';
-import { JobProducer, createRedis } from '@entia/jobs';
+import { SchemaCache } from '@entia/derive';
+import { Generations, JobProducer, createRedis } from '@entia/jobs';
 import { Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -13,18 +14,25 @@ export interface Deps {
   redis: Redis;
   jobs: JobProducer;
   objects: ObjectStore;
+  /** Tokens that cached responses and schemas are keyed by; writes replace them. */
+  generations: Generations;
+  schemas: SchemaCache;
 }
 
 export function openDeps(config: Config, logger: Logger): Deps {
   const onRedisError = (error: Error) => logger.debug({ err: error }, 'redis connection error');
   const redis = createRedis(config.REDIS_URL, 'command', onRedisError);
+  const store = Store.fromSettings(config);
+  const generations = new Generations(redis, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   return {
     config,
     logger,
-    store: Store.fromSettings(config),
+    store,
     redis,
     jobs: new JobProducer(redis, config.REDIS_PREFIX, onRedisError),
     objects: ObjectStore.fromSettings(config),
+    generations,
+    schemas: new SchemaCache(store, generations),
   };
 }
 

@@ -135,6 +135,9 @@ describe('HTTP basics', () => {
           '/api/{db}/entity',
           '/api/{db}/entity/{id}',
           '/api/{db}/property/{id}',
+          '/api/{db}/entity/{id}/aggregate',
+          '/api/{db}/aggregate',
+          '/api/{db}/aggregate/{id}',
           '/api/jobs/ping',
           '/api/jobs/{id}',
           '/api/openapi.json',
@@ -144,6 +147,7 @@ describe('HTTP basics', () => {
         ].sort(),
       );
       expect(Object.keys(res.body.paths['/api/{db}/entity/{id}']).sort()).toEqual(['delete', 'get', 'post']);
+      expect(Object.keys(res.body.paths['/api/{db}/entity/{id}/aggregate']).sort()).toEqual(['get', 'post']);
       const create = res.body.paths['/api/{db}/entity'].post;
       expect(create.requestBody.content['application/json'].schema).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
       expect(create.requestBody.content['application/json'].schema.items.properties.reference).toMatchObject({ pattern: '^[0-9a-f]{24}$' });

@@ -1,6 +1,7 @@
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { pino } from 'pino';
 import request from 'supertest';
+import { eventually } from './eventually';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
@@ -27,14 +28,6 @@ describe('changing a definition re-indexes its entities (worker)', () => {
     return res.body.count as number;
   }
 
-  async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   it('search: false → true makes existing values findable, true → false hides them again', async () => {
     const type = await t.defineType('memo', [{ name: 'body', type: 'text' }]);
     for (const body of ['Zanzibar harbour', 'zanzibar spice', 'elsewhere']) {
@@ -48,10 +41,10 @@ describe('changing a definition re-indexes its entities (worker)', () => {
     const definition = definitions.body.entities[0]._id as string;
     const on = await request(api.app).post(`/api/${t.db}/entity/${definition}`).set('Authorization', t.owner.auth).send([{ type: 'search', boolean: true }]);
     expect(on.status).toBe(200);
-    await eventually(async () => (await countFor(type, 'zanz')) === 2);
+    await eventually(() => countFor(type, 'zanz'), (count) => count === 2);
 
     const flag = on.body.properties.search[0]._id as string;
     expect((await request(api.app).delete(`/api/${t.db}/property/${flag}`).set('Authorization', t.owner.auth)).status).toBe(200);
-    await eventually(async () => (await countFor(type, 'zanz')) === 0);
+    await eventually(() => countFor(type, 'zanz'), (count) => count === 0);
   });
 });

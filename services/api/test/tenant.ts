@@ -21,6 +21,7 @@ export interface Definition {
   multilingual?: boolean;
   search?: boolean;
   reference_query?: string;
+  formula?: string;
 }
 
 export interface TestTenant {
@@ -95,6 +96,7 @@ export async function testTenant(api: TestApi): Promise<TestTenant> {
             { type: 'type', string: definition.type },
             ...flags,
             ...(definition.reference_query ? [{ type: 'reference_query', string: definition.reference_query }] : []),
+            ...(definition.formula ? [{ type: 'formula', string: definition.formula }] : []),
           ],
           by,
         );

@@ -1,23 +1,23 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import { definitionMap, searchableOf } from '@entia/domain';
+import { dependentIds, refreshEntity, scheduleRefresh, type DeriveDeps } from '@entia/derive';
 import type { JobData, JobName, JobResult } from '@entia/jobs';
 import type { ObjectStore } from '@entia/files';
-import type { Store } from '@entia/store';
 
 type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => Promise<JobResult<N>>;
 export type Processors = { [N in JobName]: Processor<N> };
 
 /** What the processors reach: the worker never talks HTTP to the API, only to the shared stores. */
-export interface ProcessorDeps {
-  store: Store;
+export interface ProcessorDeps extends DeriveDeps {
   objects: ObjectStore;
 }
 
 const workerId = `${hostname()}:${process.pid}`;
 
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
-export function createProcessors({ store, objects }: ProcessorDeps): Processors {
+export function createProcessors(deps: ProcessorDeps): Processors {
+  const { store, objects } = deps;
   return {
     ping: async (job) => ({
       message: job.data.message,
@@ -41,6 +41,43 @@ export function createProcessors({ store, objects }: ProcessorDeps): Processors 
       const entities = store.entities(db);
       const searchable = searchableOf(definitionMap(await entities.childrenOfType(type, record.meta.property)));
       const done = await entities.rederiveType(type, searchable, (count) => job.updateProgress(count));
+      // Formulas may read the definitions that changed.
+      await scheduleRefresh(deps, db, [...(await entities.ofType(type))].map((entity) => entity._id), 1);
+      return { entities: done };
+    },
+
+    // Fans a write out to the entities that read it, and the entity itself (its formulas that read
+    // others, its labels). Retrying only schedules again what coalesces with the first schedule.
+    changed: async (job) => {
+      const record = await store.registry.database(job.data.db);
+      if (!record) return { scheduled: 0 };
+      const ids = await dependentIds(deps, record, job.data);
+      ids.add(job.data.entity);
+      await scheduleRefresh(deps, job.data.db, ids, job.data.depth + 1);
+      return { scheduled: ids.size };
+    },
+
+    refresh: async (job) => {
+      const record = await store.registry.database(job.data.db);
+      if (!record) return { changed: false };
+      const outcome = await refreshEntity(deps, job.data.db, record, job.data.entity, job.data.depth);
+      if (outcome.cutOff) await job.log(`cascade cut off at depth ${job.data.depth}: a cycle of formulas that does not settle`);
+      return { changed: outcome.changed, ...(outcome.cutOff ? { cutOff: true } : {}) };
+    },
+
+    // Every entity recomputed in id order; what a recomputation changes cascades as usual, so
+    // entities read by ones recomputed earlier are caught up by their refresh jobs.
+    rebuild: async (job) => {
+      const record = await store.registry.database(job.data.db);
+      if (!record) return { entities: 0 };
+      const entities = store.entities(job.data.db);
+      const total = await entities.count();
+      let done = 0;
+      for await (const ids of entities.allIds()) {
+        for (const id of ids) await refreshEntity(deps, job.data.db, record, id, 1);
+        done += ids.length;
+        await job.updateProgress({ done, total: Math.max(total, done) });
+      }
       return { entities: done };
     },
   };

@@ -1,5 +1,6 @@
 import type { Config } from '@entia/config';
-import { JobProducer, QUEUE_NAME, createRedis } from '@entia/jobs';
+import { SchemaCache } from '@entia/derive';
+import { Generations, JobProducer, QUEUE_NAME, createRedis } from '@entia/jobs';
 import { Worker } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -22,14 +23,19 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const commands = createRedis(config.REDIS_URL, 'command', onRedisError);
   const store = Store.fromSettings(config);
   const objects = ObjectStore.fromSettings(config);
-  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store, objects })), {
+  const queue = new JobProducer(commands, config.REDIS_PREFIX, onRedisError);
+  const generations = new Generations(commands, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  const schemas = new SchemaCache(store, generations);
+  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store, objects, jobs: queue, generations, schemas })), {
     connection,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
+    // A job whose worker died (no lock renewal) is taken up again after this.
+    lockDuration: config.WORKER_LOCK_MS,
+    stalledInterval: Math.min(config.WORKER_LOCK_MS, 30_000),
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
-  const queue = new JobProducer(commands, config.REDIS_PREFIX, onRedisError);
 
   return {
     worker,

@@ -1,6 +1,7 @@
 import type { PropertyDefinition } from '../definitions/definition';
 import { newProperties, type Entity, type Properties } from '../entity';
 import type { Value, ValueData } from '../values/types';
+import type { Formula, FormulaPath, FormulaValue } from './ast';
 import { formulaDependencies } from './dependencies';
 import { evaluateFormula, formulaValueData, formulaValueType } from './evaluate';
 import { parseFormula } from './parse';
@@ -20,33 +21,44 @@ const sameData = (values: readonly Value[], data: readonly ValueData[]) =>
   values.length === data.length &&
   values.every((value, i) => value.number === data[i]!.number && value.string === data[i]!.string && value.boolean === data[i]!.boolean);
 
-/**
- * Recomputes the entity's own formula properties (SPEC §9), those reading only the entity
- * itself; formulas that read other entities are the worker's. A result of the wrong type for its
- * definition, or none, leaves the property absent. Unchanged results keep their values (and ids).
- */
-export function computeOwnFormulas(
-  entity: Entity,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
-  stamp: { at: string; by: string },
-  newId: () => string,
-): { properties: Properties; changed: Value[] } {
-  const properties = newProperties(Object.entries(entity.properties));
-  const own = [...definitions.values()].flatMap((definition) => {
+export interface FormulaRun {
+  stamp: { at: string; by: string };
+  newId: () => string;
+  /**
+   * The values at paths into other entities (loaded by the caller). Without it only the formulas
+   * that read the entity alone are computed: what a write does in its own request (SPEC §9).
+   */
+  resolve?: (path: FormulaPath) => readonly FormulaValue[];
+}
+
+/** The parsed formulas of a type's definitions, and whether each reads other entities. */
+export function formulasOf(definitions: ReadonlyMap<string, PropertyDefinition>): { definition: PropertyDefinition; formula: Formula; paths: FormulaPath[] }[] {
+  return [...definitions.values()].flatMap((definition) => {
     if (definition.formula === undefined) return [];
     const formula = parseFormula(definition.formula);
-    return formulaDependencies(formula).paths.length === 0 ? [{ definition, formula }] : [];
+    return [{ definition, formula, paths: formulaDependencies(formula).paths }];
   });
+}
+
+/**
+ * Recomputes the entity's formula properties (SPEC §9). A result of the wrong type for its
+ * definition, or none, leaves the property absent. Unchanged results keep their values (and ids).
+ * Returns the properties and the values that changed.
+ */
+export function computeFormulas(entity: Entity, definitions: ReadonlyMap<string, PropertyDefinition>, run: FormulaRun): { properties: Properties; changed: Value[] } {
+  const properties = newProperties(Object.entries(entity.properties));
+  const resolve = run.resolve;
+  const formulas = formulasOf(definitions).filter(({ paths }) => resolve !== undefined || paths.length === 0);
   const changed = new Map<string, Value[]>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     let settled = true;
-    for (const { definition, formula } of own) {
-      const result = evaluateFormula(formula, { id: entity._id, properties, resolve: () => [] });
+    for (const { definition, formula } of formulas) {
+      const result = evaluateFormula(formula, { id: entity._id, properties, resolve: resolve ?? (() => []) });
       const fits = formulaValueType(result) !== undefined && formulaValueType(result) === FIELD_OF[definition.type];
       const data = fits ? formulaValueData(definition.list ? result : result.slice(0, 1)) : [];
       if (sameData(properties[definition.name] ?? [], data)) continue;
       settled = false;
-      const values = data.map((fields) => ({ _id: newId(), type: definition.name, ...fields, created: stamp }));
+      const values = data.map((fields) => ({ _id: run.newId(), type: definition.name, ...fields, created: run.stamp }));
       if (values.length > 0) properties[definition.name] = values;
       else delete properties[definition.name];
       changed.set(definition.name, values);
@@ -54,4 +66,14 @@ export function computeOwnFormulas(
     if (settled) break;
   }
   return { properties, changed: [...changed.values()].flat() };
+}
+
+/** The formulas that read only the entity itself: those a write recomputes in its own request. */
+export function computeOwnFormulas(
+  entity: Entity,
+  definitions: ReadonlyMap<string, PropertyDefinition>,
+  stamp: { at: string; by: string },
+  newId: () => string,
+): { properties: Properties; changed: Value[] } {
+  return computeFormulas(entity, definitions, { stamp, newId });
 }

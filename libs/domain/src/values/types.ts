@@ -38,6 +38,8 @@ export interface Value {
   filesize?: number;
   filetype?: string;
   language?: string;
+  /** On a right value: copied from a `_parent` by `_inheritrights` (kept by the worker, not writable). */
+  inherited?: true;
   created: { at: string; by: string };
 }
 

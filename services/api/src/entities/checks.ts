@@ -8,6 +8,7 @@ import {
   type Caller,
   type Entity,
   type FieldError,
+  type Properties,
   type PropertyDefinition,
   type WriteResult,
 } from '@entia/domain';
@@ -26,18 +27,26 @@ async function checkReferenceQueries(tenant: Tenant, result: WriteResult, defini
   if (errors.length > 0) throw invalid('Some references do not match their reference_query; nothing was written.', errors);
 }
 
-/** The rules that need other entities: references resolve, definitions are valid and unique per type. */
+/**
+ * The rules that need other entities: references resolve, definitions are valid and unique per
+ * type. Resolves to the properties of the entities the write references (to label them).
+ */
 export async function checkAgainstDatabase(
   tenant: Tenant,
   entity: Entity,
   result: WriteResult,
   caller: Caller,
   definitions: ReadonlyMap<string, PropertyDefinition>,
-): Promise<void> {
-  const targets = await tenant.entities.many(result.references.map((r) => r.id));
-  checkReferences(result.references, new Map([...targets].map(([id, e]) => [id, e.properties])), caller, tenant.record.meta);
+): Promise<Map<string, Properties>> {
+  const loaded = await tenant.entities.many(result.references.map((r) => r.id));
+  const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
+  checkReferences(result.references, targets, caller, tenant.record.meta);
   await checkReferenceQueries(tenant, result, definitions);
-  if (!isDefinition(tenant, entity)) return;
+  if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
+  return targets;
+}
+
+async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<void> {
 
   const errors = checkDefinition(entity.properties);
   const parents = referencesOf(entity.properties, '_parent');

@@ -1,12 +1,18 @@
-import { definitionMap, typeOf, type Entity, type PropertyDefinition } from '@entia/domain';
+import { typeOf, type Entity, type PropertyDefinition } from '@entia/domain';
+import type { Deps } from '../deps';
 import type { Tenant } from '../tenancy';
 
-/** The user property definitions of type `typeId`, by name: the property entities parented to it. */
-export async function definitionsOf(tenant: Tenant, typeId: string | undefined): Promise<Map<string, PropertyDefinition>> {
-  if (typeId === undefined) return new Map();
-  return definitionMap(await tenant.entities.childrenOfType(typeId, tenant.record.meta.property));
+/** The user property definitions of type `typeId`, by name (from the schema cache). */
+export async function definitionsOf(deps: Deps, tenant: Tenant, typeId: string | undefined): Promise<ReadonlyMap<string, PropertyDefinition>> {
+  return (await deps.schemas.of(tenant.name, tenant.record)).definitionsOf(typeId);
 }
 
 export function isDefinition(tenant: Tenant, entity: Entity): boolean {
   return typeOf(entity.properties) === tenant.record.meta.property;
+}
+
+/** Whether writing the entity changes the database's schema (its types or their definitions). */
+export function isSchemaEntity(tenant: Tenant, entity: Entity): boolean {
+  const type = typeOf(entity.properties);
+  return type === tenant.record.meta.property || type === tenant.record.meta.entity;
 }

@@ -2,10 +2,8 @@ import {
   callerTags,
   checkQueryTypes,
   definitionFrom,
-  parseListQuery,
   presentEntity,
   type ListQuery,
-  type RawQuery,
   type ValueType,
 } from '@entia/domain';
 import { queryFailure } from '@entia/store';
@@ -36,9 +34,8 @@ async function propertyTypes(tenant: Tenant, query: ListQuery): Promise<Map<stri
   return types;
 }
 
-/** GET /api/{db}/entity: parse, check against the definitions, run within the caller's visibility. */
-export async function listEntities(tenant: Tenant, raw: RawQuery): Promise<EntityList> {
-  const query = parseListQuery(raw);
+/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions, run within the caller's visibility. */
+export async function listEntities(tenant: Tenant, query: ListQuery): Promise<EntityList> {
   if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, await propertyTypes(tenant, query));
   try {
     const { entities, count } = await tenant.entities.list(query, callerTags(tenant.caller));

@@ -1,4 +1,4 @@
-import { canRead, type Caller } from '@entia/domain';
+import { canRead, isObjectId, type Caller } from '@entia/domain';
 import type { Versioned } from '@entia/store';
 import { problems } from '../http/problem';
 import type { Tenant } from '../tenancy';
@@ -24,4 +24,10 @@ export async function readableByValue(tenant: Tenant, valueId: string, writing =
   const found = await tenant.entities.byValueId(valueId);
   if (!visible(found, tenant.caller, writing)) throw problems.notFound(`No property ${valueId}.`);
   return found;
+}
+
+/** A malformed id cannot name an existing entity or value: 404, like any unknown id. */
+export function existingId(id: string, what: 'entity' | 'property'): string {
+  if (!isObjectId(id)) throw problems.notFound(`No ${what} ${id}.`);
+  return id;
 }

@@ -2,27 +2,31 @@ import {
   DEFAULT_LIMITS,
   applyWrite,
   computeOwnFormulas,
+  findValue,
   groupByProperty,
   hasRight,
+  labelReferences,
   referencesOf,
   removeValue,
   searchableOf,
   typeOf,
   type Caller,
   type Entity,
+  type Properties,
   type PropertyDefinition,
   type Value,
   type ValueInput,
   type WriteContext,
   type WriteResult,
 } from '@entia/domain';
+import { describeChange } from '@entia/derive';
 import { newId } from '@entia/store';
 import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
 import { HttpProblem } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
 import { checkAgainstDatabase } from './checks';
-import { definitionsOf, isDefinition } from './definitions';
+import { definitionsOf, isDefinition, isSchemaEntity } from './definitions';
 import { readable, readableByValue } from './read';
 import { removeObjects, withUploads } from './files';
 
@@ -34,7 +38,7 @@ export interface WriteOutcome {
 // Compare-and-set writes retry when another writer got in between; past this, report a conflict.
 const MAX_ATTEMPTS = 5;
 
-function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, PropertyDefinition>, isPerson: boolean): WriteContext {
+function context(deps: Deps, caller: Required<Caller>, definitions: ReadonlyMap<string, PropertyDefinition>, isPerson: boolean): WriteContext {
   return {
     caller,
     now: new Date().toISOString(),
@@ -47,17 +51,40 @@ function context(deps: Deps, caller: Required<Caller>, definitions: Map<string, 
 }
 
 /**
- * The entity after its own formulas are recomputed (in the same request, SPEC §9), and the values
- * the response reports: those written, and the computed ones that changed.
+ * The entity as it is stored: its new references labelled with their targets' names (the targets
+ * were loaded to check them), then its own formulas recomputed (in the same request, SPEC §9).
+ * `written`: the values the response reports, those written and the computed ones that changed.
  */
-function withFormulas(
+function completed(
   entity: Entity,
   result: WriteResult,
+  targets: ReadonlyMap<string, Properties>,
   definitions: ReadonlyMap<string, PropertyDefinition>,
   ctx: WriteContext,
 ): { entity: Entity; written: Value[] } {
-  const computed = computeOwnFormulas(entity, definitions, { at: ctx.now, by: ctx.caller.personId }, ctx.newId);
-  return { entity: { _id: entity._id, properties: computed.properties }, written: [...result.written, ...computed.changed] };
+  const labelled = labelReferences(entity.properties, targets).properties;
+  const computed = computeOwnFormulas({ _id: entity._id, properties: labelled }, definitions, { at: ctx.now, by: ctx.caller.personId }, ctx.newId);
+  // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
+  const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(computed.properties, value._id) ?? value)));
+  return { entity: { _id: entity._id, properties: computed.properties }, written: [...written, ...computed.changed] };
+}
+
+/**
+ * After a write is stored and before it is acknowledged: cached responses showing the entity
+ * are invalidated (a caller always reads its own writes, SPEC §10), and the worker is told, to
+ * recompute the entities that read it. A failure to schedule is logged, not reported: the write
+ * stands, and POST /api/{db}/aggregate repairs what was missed.
+ */
+async function written(deps: Deps, tenant: Tenant, before: Entity | undefined, after: Entity | undefined): Promise<void> {
+  const entity = (after ?? before)!;
+  await deps.generations.touch(tenant.name, [entity._id], isSchemaEntity(tenant, entity));
+  const change = describeChange(tenant.name, before, after, 0);
+  if (change) {
+    await deps.jobs.enqueue('changed', change).catch((err: unknown) => {
+      deps.logger.error({ err, db: tenant.name, entity: entity._id }, 'could not schedule the recomputation of dependents');
+    });
+  }
+  await reindexTypesOf(deps, tenant, before, after);
 }
 
 /**
@@ -82,18 +109,18 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
   const caller = signedIn(tenant);
   const typeId = items.find((item) => item.type === '_type')?.reference;
   const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
-  const definitions = await definitionsOf(tenant, knownType);
+  const definitions = await definitionsOf(deps, tenant, knownType);
   const id = newId();
   const ctx = { ...context(deps, caller, definitions, knownType === tenant.record.meta.person), newEntityId: id };
   const result = applyWrite(undefined, items, ctx);
-  const { entity, written } = withFormulas({ _id: id, properties: result.properties }, result, definitions, ctx);
-  await checkAgainstDatabase(tenant, entity, result, caller, definitions);
+  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions);
+  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
   await storeWithKeys(deps, tenant, entity._id, result, async () => {
     await tenant.entities.insert([entity], () => searchableOf(definitions));
     return true;
   });
-  await reindexTypesOf(deps, tenant, entity);
-  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, written)) };
+  await written(deps, tenant, undefined, entity);
+  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
 
 /**
@@ -123,17 +150,17 @@ export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueIn
   const caller = signedIn(tenant);
   return withRetries(async () => {
     const current = await readable(tenant, id, true);
-    const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
+    const definitions = await definitionsOf(deps, tenant, typeOf(current.entity.properties));
     const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
     const ctx = context(deps, caller, definitions, isPerson);
     const result = applyWrite(current.entity, items, ctx);
-    const { entity, written } = withFormulas({ _id: id, properties: result.properties }, result, definitions, ctx);
-    await checkAgainstDatabase(tenant, entity, result, caller, definitions);
+    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions);
+    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
     const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
     if (!stored) return undefined;
-    await reindexTypesOf(deps, tenant, current.entity, entity);
+    await written(deps, tenant, current.entity, entity);
     await removeObjects(deps, tenant.name, id, result.removed);
-    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, written)) };
+    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, values)) };
   });
 }
 
@@ -147,7 +174,7 @@ export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ 
     // Keys are revoked before their values go: a failure in between leaves a dead key, never a live orphan.
     for (const key of current.entity.properties._api_key ?? []) await deps.store.registry.removeKey(tenant.name, key._id);
     if (!(await tenant.entities.delete(id, current.version))) return undefined;
-    await reindexTypesOf(deps, tenant, current.entity);
+    await written(deps, tenant, current.entity, undefined);
     await removeObjects(deps, tenant.name, id, Object.values(current.entity.properties).flat());
     return { deleted: true as const };
   });
@@ -157,14 +184,14 @@ export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promis
   const caller = signedIn(tenant);
   return withRetries(async () => {
     const current = await readableByValue(tenant, valueId, true);
-    const definitions = await definitionsOf(tenant, typeOf(current.entity.properties));
+    const definitions = await definitionsOf(deps, tenant, typeOf(current.entity.properties));
     const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, definitions);
     const stamp = { at: new Date().toISOString(), by: caller.personId };
     const { properties } = computeOwnFormulas({ _id: current.entity._id, properties: remaining }, definitions, stamp, newId);
     if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
     const entity: Entity = { _id: current.entity._id, properties };
     if (!(await tenant.entities.replace(entity, current.version, searchableOf(definitions)))) return undefined;
-    await reindexTypesOf(deps, tenant, current.entity, entity);
+    await written(deps, tenant, current.entity, entity);
     await removeObjects(deps, tenant.name, entity._id, [removed]);
     return { deleted: true as const };
   });

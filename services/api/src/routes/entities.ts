@@ -1,15 +1,16 @@
-import { findValue, isObjectId, presentEntity, presentValue } from '@entia/domain';
+import { callerTags, findValue, parseListQuery, presentEntity, presentValue } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { uploaded, withDownloadUrl } from '../entities/files';
 import { listEntities } from '../entities/list';
-import { readable, readableByValue } from '../entities/read';
+import { existingId, readable, readableByValue } from '../entities/read';
 import { addValues, createEntity, deleteEntity, deleteValue } from '../entities/write';
 import { problems } from '../http/problem';
+import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
+import type { Tenant, Tenants } from '../tenancy';
 import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityBody, ListQuery, PropsQuery, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
@@ -19,13 +20,12 @@ const errors = {
   404: { description: 'No such database or entity, or the caller may not read it.' },
 };
 
-/** A malformed id cannot name an existing entity or value. */
-function existingId(id: string, what: string): string {
-  if (!isObjectId(id)) throw problems.notFound(`No ${what} ${id}.`);
-  return id;
-}
+
+/** Whose view a cached page is: the signed-in person, or anybody (anonymous). */
+const viewOf = (tenant: Tenant) => callerTags(tenant.caller)[0]!;
 
 export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
+  const cache = new ResponseCache(deps.redis, deps.generations, deps.config.REDIS_PREFIX, deps.config.CACHE_TTL_SECONDS, deps.logger);
   return [
     defineRoute({
       method: 'post',
@@ -62,9 +62,11 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         404: errors[404],
         503: { description: 'The query ran out of time.' },
       },
-      handler: async ({ params, query, res }) => {
+      handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        res.json(await listEntities(tenant, query));
+        const parsed = parseListQuery(query);
+        const variant = JSON.stringify([viewOf(tenant), parsed]);
+        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(tenant, parsed)));
       },
     }),
     defineRoute({
@@ -76,10 +78,13 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: DbIdPath,
       query: PropsQuery,
       responses: { 200: { description: 'The entity.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
-      handler: async ({ params, query, res }) => {
+      handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        const { entity } = await readable(tenant, existingId(params.id, 'entity'));
-        res.json({ entity: presentEntity(entity, query.props?.split(',')) });
+        const id = existingId(params.id, 'entity');
+        const props = query.props?.split(',');
+        const variant = JSON.stringify([viewOf(tenant), props ?? null]);
+        const rendered = await cache.render(tenant.name, id, variant, async () => ({ entity: presentEntity((await readable(tenant, id)).entity, props) }));
+        sendRendered(req, res, rendered);
       },
     }),
     defineRoute({

@@ -1,0 +1,50 @@
+import { dependentsOf } from '@entia/domain';
+import type { EntityChanged } from '@entia/jobs';
+import type { DatabaseRecord } from '@entia/store';
+import type { DeriveDeps } from './deps';
+
+/**
+ * How long a refresh waits before it runs: writes arriving meanwhile (a burst to 1000 children of
+ * one parent) join the waiting job instead of adding one each.
+ */
+export const COALESCE_MS = 250;
+
+/** A cascade longer than this is a cycle that does not settle: it is cut off here. */
+export const MAX_CASCADE_DEPTH = 40;
+
+/**
+ * Schedules the recomputation of entities, at most one waiting job per entity: adding one that is
+ * already waiting adds nothing, and one added while it runs runs once more afterwards (it may have
+ * read the data before this change). False when the cascade is too deep and nothing was scheduled.
+ */
+export async function scheduleRefresh(deps: Pick<DeriveDeps, 'jobs'>, db: string, ids: Iterable<string>, depth: number): Promise<boolean> {
+  if (depth > MAX_CASCADE_DEPTH) return false;
+  for (const entity of new Set(ids)) {
+    await deps.jobs.enqueue('refresh', { db, entity, depth }, undefined, {
+      delay: COALESCE_MS,
+      deduplication: { id: `refresh:${db}:${entity}`, keepLastIfActive: true },
+    });
+  }
+  return true;
+}
+
+/**
+ * After an entity changed: the entities whose formulas, labels or inherited rights read what
+ * changed (SPEC §9), as far as the database's formulas can see it. Returns their ids.
+ */
+export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, change: EntityChanged): Promise<Set<string>> {
+  const schema = await deps.schemas.of(change.db, record);
+  const dependents = dependentsOf(schema.paths, {
+    typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
+    properties: change.properties === 'all' ? 'all' : new Set(change.properties),
+    references: change.references,
+  });
+  const entities = deps.store.entities(change.db);
+  const ids = new Set<string>();
+  if (dependents.parents) change.parents.forEach((id) => ids.add(id));
+  if (dependents.referenced) change.referenced.forEach((id) => ids.add(id));
+  if (dependents.referrers) (await entities.relatedIds('referrers', change.entity)).forEach((id) => ids.add(id));
+  if (dependents.children) (await entities.relatedIds('children', change.entity)).forEach((id) => ids.add(id));
+  ids.delete(change.entity);
+  return ids;
+}

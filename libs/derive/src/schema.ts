@@ -1,0 +1,63 @@
+import { definitionMap, labelOf, formulasOf, referencesOf, typeOf, type Entity, type FormulaPath, type Properties, type PropertyDefinition } from '@entia/domain';
+import type { Generations } from '@entia/jobs';
+import type { DatabaseRecord, Store } from '@entia/store';
+
+/** A database's types and property definitions, as every write and recomputation needs them. */
+export interface Schema {
+  /** Type id → the type's `name` (what formula paths name). */
+  typeNames: ReadonlyMap<string, string>;
+  /** The user property definitions of a type, by name. */
+  definitionsOf(typeId: string | undefined): ReadonlyMap<string, PropertyDefinition>;
+  /** Every path into other entities that some formula of the database reads. */
+  paths: readonly FormulaPath[];
+}
+
+const EMPTY = new Map<string, PropertyDefinition>();
+
+// Per process, a handful of databases at a time are busy; the rest reload on their next use.
+const MAX_CACHED = 200;
+
+/**
+ * Schemas cached per process and keyed by the database's schema token (`Generations`), which every
+ * write of a type or definition replaces before it is acknowledged: a cached schema is used only
+ * while nothing in it has changed, at the cost of one Redis GET.
+ */
+export class SchemaCache {
+  private readonly cached = new Map<string, { token: string; schema: Schema }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly generations: Generations,
+  ) {}
+
+  async of(db: string, record: DatabaseRecord): Promise<Schema> {
+    const token = await this.generations.schema(db);
+    const hit = this.cached.get(db);
+    if (hit && hit.token === token) return hit.schema;
+    const schema = await this.load(db, record);
+    this.cached.delete(db);
+    if (this.cached.size >= MAX_CACHED) this.cached.delete(this.cached.keys().next().value!);
+    this.cached.set(db, { token, schema });
+    return schema;
+  }
+
+  private async load(db: string, record: DatabaseRecord): Promise<Schema> {
+    const entities = this.store.entities(db);
+    const [types, definitions] = await Promise.all([entities.ofType(record.meta.entity), entities.definitions(record.meta.property)]);
+    const typeNames = new Map(types.flatMap((type) => (labelOf(type.properties) === undefined ? [] : [[type._id, labelOf(type.properties)!] as const])));
+    const parented = new Map<string, Entity[]>();
+    for (const entity of definitions) {
+      const type = referencesOf(entity.properties, '_parent')[0];
+      if (type !== undefined) parented.set(type, [...(parented.get(type) ?? []), entity]);
+    }
+    const byType = new Map([...parented].map(([type, entities]) => [type, definitionMap(entities)]));
+    const paths = [...byType.values()].flatMap((map) => formulasOf(map).flatMap((formula) => formula.paths));
+    return { typeNames, definitionsOf: (typeId) => (typeId === undefined ? EMPTY : (byType.get(typeId) ?? EMPTY)), paths };
+  }
+}
+
+/** The name of an entity's type in `schema`. */
+export function typeNameOf(schema: Schema, properties: Properties): string | undefined {
+  const type = typeOf(properties);
+  return type === undefined ? undefined : schema.typeNames.get(type);
+}

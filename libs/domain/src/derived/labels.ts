@@ -1,0 +1,44 @@
+import { first, newProperties, type Properties } from '../entity';
+
+/** What a reference to an entity shows as its `string`: the entity's first `name`. */
+export function labelOf(properties: Properties): string | undefined {
+  return first(properties, 'name')?.string;
+}
+
+/**
+ * Sets each reference value's `string` to its target's label (none when the target has no name).
+ * Only references whose target is in `targets` are touched. `changed` says whether any label moved.
+ */
+export function labelReferences(properties: Properties, targets: ReadonlyMap<string, Properties>): { properties: Properties; changed: boolean } {
+  let changed = false;
+  const labelled = newProperties(
+    Object.entries(properties).map(([name, values]) => [
+      name,
+      values.map((value) => {
+        const target = value.reference === undefined ? undefined : targets.get(value.reference);
+        if (!target) return value;
+        const label = labelOf(target);
+        if (value.string === label) return value;
+        changed = true;
+        const { string: _old, ...rest } = value;
+        return label === undefined ? rest : { ...rest, string: label };
+      }),
+    ]),
+  );
+  return { properties: labelled, changed };
+}
+
+/**
+ * Drops every reference value pointing at an entity that no longer exists (SPEC §7: values
+ * elsewhere that reference a deleted entity are removed). `_type` is kept: an entity always has one.
+ */
+export function dropReferencesTo(properties: Properties, exists: (id: string) => boolean): { properties: Properties; changed: boolean } {
+  let changed = false;
+  const kept = newProperties();
+  for (const [name, values] of Object.entries(properties)) {
+    const remaining = name === '_type' ? values : values.filter((value) => value.reference === undefined || exists(value.reference));
+    if (remaining.length !== values.length) changed = true;
+    if (remaining.length > 0) kept[name] = remaining;
+  }
+  return { properties: kept, changed };
+}
