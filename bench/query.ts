@@ -192,7 +192,7 @@ async function main(): Promise<void> {
       log(`${query.id} store.list p50 ${storeLatency.p50.toFixed(0)} ms, p95 ${storeLatency.p95.toFixed(0)} ms (${storeLatency.iterations} runs)`);
       const api =
         options.apiIterations > 0
-          ? await measure(() => listEntities(tenant, raw), {
+          ? await measure(() => listEntities(tenant, parseListQuery(raw)), {
               iterations: options.apiIterations,
               warmup: Math.min(1, options.warmup),
               budgetMs,

@@ -1,7 +1,8 @@
-import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type PropertyDefinition, type ValueInput, type WriteContext } from '@entia/domain';
+import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
 import { EntityCollection, newId, type DatabaseRecord, type Store } from '@entia/store';
+import { SchemaCache } from '@entia/derive';
+import { Generations, createRedis } from '@entia/jobs';
 import { createDatabase } from '@entia/api/dist/admin/create-database';
-import { definitionsOf } from '@entia/api/dist/entities/definitions';
 import { createEntity } from '@entia/api/dist/entities/write';
 import type { Deps } from '@entia/api/dist/deps';
 import type { Tenant } from '@entia/api/dist/tenancy';
@@ -90,22 +91,30 @@ function tenantOf(store: Store, record: DatabaseRecord, personId: string | undef
 }
 
 /**
- * The parts of the API's dependencies that entity writes use. Jobs are not scheduled: the only ones
- * the schema writes ask for are reindexes of types that have no entities yet.
+ * The parts of the API's dependencies that entity writes use, over the stack's Redis (the schema
+ * cache and cache tokens live there). Jobs are not scheduled: the schema writes would only ask for
+ * reindexes of types that have no entities yet.
  */
 function writeDeps(store: Store): Deps {
   const quiet = () => undefined;
+  const url = process.env.REDIS_URL;
+  if (!url) throw new Error('REDIS_URL is required (source .stack/env)');
+  const redis = createRedis(url, 'command', quiet);
+  const generations = new Generations(redis, process.env.REDIS_PREFIX ?? 'entia', 300);
   return {
     store,
+    redis,
     config: { MAX_STRING_LENGTH: DEFAULT_LIMITS.maxStringLength },
     jobs: { enqueue: async () => 'not-scheduled-by-the-benchmark' },
     logger: { error: quiet, warn: quiet, info: quiet, debug: quiet, trace: quiet, fatal: quiet },
+    generations,
+    schemas: new SchemaCache(store, generations),
   } as unknown as Deps;
 }
 
 /** Creates through the API's own write path (definitions, reference checks, rights) and returns the id. */
-async function create(store: Store, tenant: Tenant, items: ValueInput[]): Promise<string> {
-  return (await createEntity(writeDeps(store), tenant, items))._id;
+async function create(deps: Deps, tenant: Tenant, items: ValueInput[]): Promise<string> {
+  return (await createEntity(deps, tenant, items))._id;
 }
 
 /**
@@ -122,22 +131,23 @@ export async function seed(store: Store, options: { db: string; size: number; ba
   const createDatabaseMs = performance.now() - started;
   const record = (await store.registry.database(options.db))!;
   const ownerTenant = tenantOf(store, record, created.personId, options.maxTimeMS);
+  const deps = writeDeps(store);
 
   const schemaStarted = performance.now();
-  const reader = await create(store, ownerTenant, [
+  const reader = await create(deps, ownerTenant, [
     { type: '_type', reference: created.types.person },
     { type: 'name', string: 'Bench Reader' },
   ]);
   const types = {} as World['types'];
   for (const name of ['author', 'book', 'review'] as const) {
-    const typeId = await create(store, ownerTenant, [
+    const typeId = await create(deps, ownerTenant, [
       { type: '_type', reference: created.types.entity },
       { type: 'name', string: name },
       { type: '_sharing', string: 'domain' },
     ]);
     for (const definition of PROPERTIES[name]) {
       const flags = (['list', 'multilingual', 'search'] as const).flatMap((flag) => ((definition as Record<string, unknown>)[flag] ? [{ type: flag, boolean: true }] : []));
-      await create(store, ownerTenant, [
+      await create(deps, ownerTenant, [
         { type: '_type', reference: created.types.property },
         { type: '_parent', reference: typeId },
         { type: 'name', string: definition.name },
@@ -161,7 +171,7 @@ export async function seed(store: Store, options: { db: string; size: number; ba
   const timings: SeedTiming[] = [];
   async function bulk(type: keyof World['types'], count: number, valuesOf: (i: number) => ValueInput[]): Promise<string[]> {
     const lookupStarted = performance.now();
-    const definitions: Map<string, PropertyDefinition> = await definitionsOf(ownerTenant, types[type]);
+    const definitions = await deps.schemas.of(options.db, record).then((schema) => schema.definitionsOf(types[type]));
     const searchable = searchableOf(definitions);
     const ids: string[] = [];
     const timing: SeedTiming = { type, entities: count, buildMs: 0, insertMs: 0, lookupMs: performance.now() - lookupStarted };
@@ -272,6 +282,7 @@ export async function seed(store: Store, options: { db: string; size: number; ba
     batch: options.batch,
   };
   await store.database(options.db).collection(WORLD_COLLECTION).insertOne({ _id: 'world' as unknown as ObjectId, world, seeding: report });
+  deps.redis.disconnect();
   return { world, report };
 }
 
