@@ -12,7 +12,7 @@ import { EntityCollection, Store, compileFilter, compileProjection, compileSort 
 import { listEntities } from '@entia/api/dist/entities/list';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { explainCount, explainFind } from './explain';
 import { fieldsOf, matches } from './match';
@@ -21,27 +21,12 @@ import { readOptions, type BenchOptions } from './options';
 import { mongoPlan, type IndexSpec } from './plan';
 import { benchQueries, queryString } from './queries';
 import { renderMarkdown } from './report';
-import type { BenchResult, Machine, QueryResult } from './results';
+import type { BenchResult, QueryResult } from './results';
+import { machine } from './machine';
 import { dropBenchDatabase, loadWorld, seed, tenantOf, type SeedReport, type World } from './seed';
 
 const { EJSON } = BSON;
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-
-async function machine(store: Store): Promise<Machine> {
-  const info = await store.client.db('admin').command({ buildInfo: 1 });
-  const ferret = typeof info.ferretdbVersion === 'string' ? info.ferretdbVersion : undefined;
-  return {
-    nproc: cpus().length,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
-    freeMemoryGiB: Math.round((freemem() / 1024 ** 3) * 10) / 10,
-    node: process.version,
-    os: `${process.platform} ${release()}`,
-    engine: ferret ? `FerretDB ${ferret} (SQLite handler, as started by the project's stack)` : `MongoDB ${String(info.version)}`,
-    serverVersion: String(info.version),
-    loadAverage: { start: loadavg().map((l) => Math.round(l * 100) / 100) },
-  };
-}
 
 function redactUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');

@@ -3,7 +3,7 @@ import { EntityCollection, newId, type DatabaseRecord, type Store } from '@entia
 import { SchemaCache } from '@entia/derive';
 import { Generations, createRedis } from '@entia/jobs';
 import { createDatabase } from '@entia/api/dist/admin/create-database';
-import { createEntity } from '@entia/api/dist/entities/write';
+import { addValues, createEntity } from '@entia/api/dist/entities/write';
 import type { Deps } from '@entia/api/dist/deps';
 import type { Tenant } from '@entia/api/dist/tenancy';
 import { ObjectId } from 'mongodb';
@@ -298,6 +298,18 @@ export async function dropBenchDatabase(store: Store, db: string): Promise<void>
   await store.database(db).dropDatabase();
   await store.registry.keys.deleteMany({ db });
   await store.registry.unregister(db);
+}
+
+/** A new API key of the benchmark's owner (generated through the API's write path), in plain text. */
+export async function ownerApiKey(store: Store, world: World): Promise<string> {
+  const record = (await store.registry.database(world.db))!;
+  const deps = writeDeps(store);
+  try {
+    const written = await addValues(deps, tenantOf(store, record, world.owner, 60_000), world.owner, [{ type: '_api_key' }]);
+    return written.properties._api_key![0]!.string!;
+  } finally {
+    deps.redis.disconnect();
+  }
 }
 
 export { tenantOf };

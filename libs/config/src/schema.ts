@@ -33,7 +33,7 @@ export const ConfigSchema = Type.Object({
   MONGODB_TIMEOUT_MS: Type.Integer({
     default: 5000,
     minimum: 100,
-    maximum: 120000,
+    maximum: 600000,
     description: 'How long to wait for MongoDB to be reachable: an outage fails requests after this long, never hangs them.',
   }),
   JWT_SECRET: Type.String({

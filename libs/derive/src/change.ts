@@ -21,6 +21,7 @@ export function describeChange(db: string, before: Entity | undefined, after: En
     db,
     entity: id,
     type: typeOf(now) ?? typeOf(old),
+    event: before === undefined ? 'created' : after === undefined ? 'deleted' : 'updated',
     properties: before === undefined || after === undefined ? 'all' : [...changed].sort(),
     references: oldRefs.join() !== newRefs.join(),
     parents: [...new Set([...referencesOf(old, '_parent'), ...referencesOf(now, '_parent')])],

@@ -43,8 +43,10 @@ export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, cha
   const ids = new Set<string>();
   if (dependents.parents) change.parents.forEach((id) => ids.add(id));
   if (dependents.referenced) change.referenced.forEach((id) => ids.add(id));
-  if (dependents.referrers) (await entities.relatedIds('referrers', change.entity)).forEach((id) => ids.add(id));
-  if (dependents.children) (await entities.relatedIds('children', change.entity)).forEach((id) => ids.add(id));
+  // A new entity has no referrers or children yet: no need to look (a scan on some engines).
+  const fresh = change.event === 'created';
+  if (dependents.referrers && !fresh) (await entities.relatedIds('referrers', change.entity)).forEach((id) => ids.add(id));
+  if (dependents.children && !fresh) (await entities.relatedIds('children', change.entity)).forEach((id) => ids.add(id));
   ids.delete(change.entity);
   return ids;
 }

@@ -24,6 +24,7 @@ const MAX_CACHED = 200;
  */
 export class SchemaCache {
   private readonly cached = new Map<string, { token: string; schema: Schema }>();
+  private readonly loading = new Map<string, { token: string; schema: Promise<Schema> }>();
 
   constructor(
     private readonly store: Store,
@@ -34,11 +35,21 @@ export class SchemaCache {
     const token = await this.generations.schema(db);
     const hit = this.cached.get(db);
     if (hit && hit.token === token) return hit.schema;
-    const schema = await this.load(db, record);
-    this.cached.delete(db);
-    if (this.cached.size >= MAX_CACHED) this.cached.delete(this.cached.keys().next().value!);
-    this.cached.set(db, { token, schema });
-    return schema;
+    // Requests arriving together share one load: on an engine that scans for it, ten concurrent
+    // loads could each take longer than one.
+    const pending = this.loading.get(db);
+    if (pending && pending.token === token) return pending.schema;
+    const loading = this.load(db, record);
+    this.loading.set(db, { token, schema: loading });
+    try {
+      const schema = await loading;
+      this.cached.delete(db);
+      if (this.cached.size >= MAX_CACHED) this.cached.delete(this.cached.keys().next().value!);
+      this.cached.set(db, { token, schema });
+      return schema;
+    } finally {
+      if (this.loading.get(db)?.schema === loading) this.loading.delete(db);
+    }
   }
 
   private async load(db: string, record: DatabaseRecord): Promise<Schema> {

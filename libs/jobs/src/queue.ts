@@ -50,6 +50,8 @@ export interface EntityChanged {
   entity: string;
   /** The entity's type id (after the change; before it, for a deletion). */
   type: string | undefined;
+  /** What happened to it. */
+  event: 'created' | 'updated' | 'deleted';
   /** The properties whose values changed; `all` when it was created or deleted. */
   properties: string[] | 'all';
   /** Whether any reference value changed. */

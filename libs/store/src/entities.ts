@@ -3,6 +3,9 @@ import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
 import { compileFilter, compileProjection, compileSort } from './compile';
 
+// Up to this many ids, `many` reads each by its primary key.
+const MANY_BY_ID = 32;
+
 export interface Versioned {
   entity: Entity;
   version: number;
@@ -49,10 +52,19 @@ export class EntityCollection {
     return document ? fromDocument(document) : undefined;
   }
 
+  /**
+   * The entities with these ids that exist. A few are fetched one by one: a lone `_id` equality is
+   * the one filter every engine serves from its primary key (FerretDB 1.24 turns `$in` into a
+   * collection scan); MongoDB pays a few parallel round trips for it.
+   */
   async many(ids: readonly string[]): Promise<Map<string, Entity>> {
-    if (ids.length === 0) return new Map();
+    const unique = [...new Set(ids)];
+    if (unique.length <= MANY_BY_ID) {
+      const found = await Promise.all(unique.map((id) => this.get(id)));
+      return new Map(found.flatMap((versioned) => (versioned ? [[versioned.entity._id, versioned.entity] as const] : [])));
+    }
     const documents = await this.collection
-      .find({ _id: { $in: [...new Set(ids)].map((id) => new ObjectId(id)) } }, { maxTimeMS: this.maxTimeMS })
+      .find({ _id: { $in: unique.map((id) => new ObjectId(id)) } }, { maxTimeMS: this.maxTimeMS })
       .toArray();
     return new Map(documents.map((document) => {
       const { entity } = fromDocument(document);
@@ -164,7 +176,11 @@ export class EntityCollection {
    * of the type's definitions). Each entity is one compare-and-set, retried when a concurrent write
    * wins; entities deleted meanwhile are skipped. Resolves to the number rebuilt.
    */
-  async rederiveType(typeId: string, searchable: ReadonlySet<string>, onBatch: (done: number) => Promise<void> | void = () => undefined): Promise<number> {
+  async rederiveType(
+    typeId: string,
+    searchable: ReadonlySet<string>,
+    onBatch: (done: number, ids: string[]) => Promise<void> | void = () => undefined,
+  ): Promise<number> {
     let done = 0;
     let after: ObjectId | undefined;
     for (;;) {
@@ -179,7 +195,7 @@ export class EntityCollection {
         done++;
       }
       after = ids[ids.length - 1];
-      await onBatch(done);
+      await onBatch(done, ids.map((id) => id.toHexString()));
     }
   }
 

@@ -7,6 +7,8 @@ import { testTenant, type TestTenant } from './tenant';
 
 // A definition's `search` flag decides what `q` finds; the worker re-indexes the type's entities.
 describe('changing a definition re-indexes its entities (worker)', () => {
+  jest.setTimeout(90_000);
+
   let api: TestApi;
   let worker: RunningWorker;
   let t: TestTenant;

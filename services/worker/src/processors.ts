@@ -40,7 +40,11 @@ export function createProcessors(deps: ProcessorDeps): Processors {
       if (!record) return { entities: 0 };
       const entities = store.entities(db);
       const searchable = searchableOf(definitionMap(await entities.childrenOfType(type, record.meta.property)));
-      const done = await entities.rederiveType(type, searchable, (count) => job.updateProgress(count));
+      const done = await entities.rederiveType(type, searchable, async (count, ids) => {
+        // Cached lists (what `q` finds) and entities are stale now.
+        await deps.generations.touch(db, ids);
+        await job.updateProgress(count);
+      });
       // Formulas may read the definitions that changed.
       await scheduleRefresh(deps, db, [...(await entities.ofType(type))].map((entity) => entity._id), 1);
       return { entities: done };

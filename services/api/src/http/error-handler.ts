@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { queryFailure } from '@entia/store';
 import { DomainError, problemOf } from './domain-errors';
 import { HttpProblem, problems, sendProblem } from './problem';
 
@@ -33,6 +34,16 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
   return new HttpProblem(status, 'client-error', 'Client Error', 'The request was refused.');
 }
 
+/**
+ * A database operation that ran out of its time limit (MONGODB_TIMEOUT_MS) on any route: the
+ * database is overloaded or the operation too big for it. 503, so clients back off and retry; a
+ * write that timed out stored nothing (its document write is the last step and atomic).
+ */
+function overloaded(error: unknown): HttpProblem | undefined {
+  if (queryFailure(error) !== 'timeout') return undefined;
+  return problems.unavailable('The database did not answer in time; try again shortly.');
+}
+
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
 
 /**
@@ -46,7 +57,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         ? error
         : error instanceof DomainError
           ? problemOf(error)
-          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }));
+          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? overloaded(error));
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;

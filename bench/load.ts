@@ -1,0 +1,146 @@
+/**
+ * Load benchmark (not a test): seeds a tenant database, starts the API and the worker as their own
+ * processes, drives them with autocannon at a fixed concurrency, measures the same reads and writes
+ * straight through the MongoDB driver and a bare Node http server as ceilings in the same run,
+ * samples both services' RSS and CPU, and writes bench/results/load-<timestamp>.md and .json.
+ *
+ *   npm run bench                            (100 000 entities; see --help)
+ */
+import { startStack, type Stack } from '@entia/stack';
+import { Store } from '@entia/store';
+import { ObjectId } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { formulaCascade } from './load/cascade';
+import { readLoadOptions } from './load/options';
+import { renderLoadMarkdown, targetsOf, type LoadResult, type ScenarioResult } from './load/report';
+import { listScenarios, scenarios, type Bench, type Scenario } from './load/scenarios';
+import { freePort, startService, type Service } from './load/services';
+import { sampleUsage, type ProcessUsage } from './load/usage';
+import { machine } from './machine';
+import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+async function main(): Promise<void> {
+  const options = readLoadOptions();
+  const startedAt = new Date();
+  let stack: Stack | undefined;
+  if (!process.env.MONGODB_URL) {
+    log('no MONGODB_URL: starting an ephemeral local stack');
+    stack = await startStack();
+    Object.assign(process.env, stack.env);
+  }
+  const env = process.env as Record<string, string>;
+  const store = Store.open({ url: env.MONGODB_URL!, controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000 });
+  const services: Service[] = [];
+  let created = false;
+  try {
+    const host = await machine(store);
+    log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
+    let world: World;
+    let seeding: LoadResult['seeding'];
+    if (options.reuse) {
+      ({ world } = await loadWorld(store, options.db));
+    } else {
+      log(`seeding ${options.size} entities into ${options.db}`);
+      const seeded = await seed(store, { db: options.db, size: options.size, batch: 1000, seed: 42, maxTimeMS: 600_000, onCreated: () => (created = true) });
+      world = seeded.world;
+      seeding = { totalMs: Math.round(seeded.report.totalMs) };
+      log(`seeded in ${(seeded.report.totalMs / 1000).toFixed(0)} s`);
+    }
+
+    const [apiPort, workerPort] = [await freePort(), await freePort()];
+    const serviceEnv = {
+      ...Object.fromEntries(['MONGODB_URL', 'MONGODB_CONTROL_DB', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'JWT_SECRET'].flatMap((k) => (env[k] ? [[k, env[k]!]] : []))),
+      HOST: '127.0.0.1',
+      PORT: String(apiPort),
+      WORKER_PORT: String(workerPort),
+      LOG_LEVEL: 'warn',
+      MONGODB_TIMEOUT_MS: String(options.timeoutMs),
+      REDIS_PREFIX: `bench${randomBytes(4).toString('hex')}`,
+      // The load generator is one client: the per-client limit would be what is measured.
+      RATE_LIMIT_MAX: '1000000000',
+    };
+    services.push(await startService('api', serviceEnv, apiPort), await startService('worker', serviceEnv, workerPort));
+    const [api, worker] = services as [Service, Service];
+    const base = `http://127.0.0.1:${apiPort}`;
+    const key = await ownerApiKey(store, world);
+    const token = ((await (await fetch(`${base}/api/auth?db=${world.db}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { token: string }).token;
+
+    const collection = store.database(world.db).collection('entity');
+    const ids = shuffled((await collection.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString()));
+    const books = shuffled(
+      (await collection.find({ '_type.reference': new ObjectId(world.types.book) }, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString()),
+    );
+    const bench: Bench = { base, token, world, store, connections: options.connections, duration: options.duration, listRequests: options.listRequests, ids, books };
+
+    log(`API log: ${api.logFile}; worker log: ${worker.logFile}`);
+    const results: ScenarioResult[] = [];
+    const measure = async <T>(run: () => Promise<T>) => {
+      const usage = [sampleUsage(api.pid), sampleUsage(worker.pid)];
+      const value = await run();
+      const [apiUsage, workerUsage] = usage.map((u) => u.stop()) as [ProcessUsage, ProcessUsage];
+      return { value, api: apiUsage, worker: workerUsage };
+    };
+    const runAll = async (list: Scenario[]) => {
+      for (const scenario of list) {
+        const { value: measured, api: apiUsage, worker: workerUsage } = await measure(() => scenario.run(bench));
+        const ceiling = scenario.ceiling ? results.find((r) => r.id === scenario.ceiling) : undefined;
+        results.push({
+          id: scenario.id,
+          title: scenario.title,
+          ...measured,
+          ...(ceiling ? { ceiling: ceiling.id, ratio: Math.round((measured.perSecond / ceiling.perSecond) * 1000) / 1000 } : {}),
+          api: apiUsage,
+          worker: workerUsage,
+        });
+        log(`${scenario.id}: ${measured.perSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.errors} errors, API RSS ${apiUsage.maxRssMiB} MiB`);
+      }
+    };
+    await runAll(scenarios(world));
+    const { value: cascade, api: cascadeApi, worker: cascadeWorker } = await measure(() => formulaCascade(bench, options.children));
+    log(`cascade: ${cascade.children} children settled ${cascade.settleMs} ms after the burst; parent rewritten ${cascade.parentWrites} times`);
+    await runAll(listScenarios(world));
+
+    const result: LoadResult = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      machine: { ...host, loadAverage: { ...host.loadAverage, end: loadavg().map((l) => Math.round(l * 100) / 100) } },
+      options,
+      world: { db: world.db, size: world.size, counts: world.counts, sharing: world.sharing },
+      ...(seeding ? { seeding } : {}),
+      scenarios: results,
+      cascade: { ...cascade, api: cascadeApi, worker: cascadeWorker },
+      targets: targetsOf(results),
+    };
+    const markdown = renderLoadMarkdown(result);
+    const stamp = startedAt.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z');
+    mkdirSync(resolve(options.outDir), { recursive: true });
+    const file = resolve(options.outDir, `load-${stamp}`);
+    writeFileSync(`${file}.md`, markdown);
+    writeFileSync(`${file}.json`, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(markdown);
+    log(`wrote ${file}.md and ${file}.json`);
+  } finally {
+    for (const service of services.reverse()) await service.stop();
+    if (created && !options.keep) await dropBenchDatabase(store, options.db).catch((error) => log(`could not drop ${options.db}: ${(error as Error).message}`));
+    await store.close();
+    await stack?.stop();
+  }
+}
+
+main().catch((error) => {
+  log(`failed: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+});

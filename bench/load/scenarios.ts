@@ -1,0 +1,221 @@
+import { applyWrite, DEFAULT_LIMITS, definitionMap, searchableOf, type ValueInput } from '@entia/domain';
+import { newId, toDocument, type Store } from '@entia/store';
+import { createServer } from 'node:http';
+import { ObjectId } from 'mongodb';
+import { benchQueries, queryString } from '../queries';
+import type { World } from '../seed';
+import { driverLoad } from './driver-load';
+import { httpLoad } from './http-load';
+import type { Throughput } from './stats';
+
+/** What every scenario reaches: the running API, a token, the seeded data, the raw collection. */
+export interface Bench {
+  base: string;
+  token: string;
+  world: World;
+  store: Store;
+  connections: number;
+  duration: number;
+  listRequests: number;
+  /** Entity ids of the data set, shuffled; disjoint slices serve scenarios that must not share. */
+  ids: string[];
+  books: string[];
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** The ceiling it is compared with, by id. */
+  ceiling?: string;
+  run(bench: Bench): Promise<Throughput>;
+}
+
+const auth = (bench: Bench) => ({ authorization: `Bearer ${bench.token}`, 'content-type': 'application/json' });
+const cycle = <T>(items: readonly T[]) => {
+  let i = 0;
+  return () => items[i++ % items.length]!;
+};
+const entityCollection = (bench: Bench) => bench.store.database(bench.world.db).collection('entity');
+
+/** The bare-HTTP ceiling: a plain Node server answering the bytes of one GET entity response. */
+async function bareHttp(bench: Bench): Promise<Throughput> {
+  const res = await fetch(`${bench.base}/api/${bench.world.db}/entity/${bench.ids[0]}`, { headers: auth(bench) });
+  const body = Buffer.from(await res.arrayBuffer());
+  const server = createServer((_req, reply) => {
+    reply.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    reply.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as { port: number };
+    return await httpLoad({ url: `http://127.0.0.1:${port}`, connections: bench.connections, duration: bench.duration, next: () => ({ path: '/' }), expect: [200] });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+export function scenarios(world: World): Scenario[] {
+  const db = (bench: Bench) => bench.world.db;
+  return [
+    { id: 'ceiling-http', title: 'bare Node http server, same response bytes', run: bareHttp },
+    {
+      id: 'get-cached',
+      title: 'GET entity by id, cached (100 entities, warmed)',
+      ceiling: 'ceiling-http',
+      async run(bench) {
+        const hot = bench.ids.slice(0, 100);
+        for (const id of hot) await fetch(`${bench.base}/api/${db(bench)}/entity/${id}`, { headers: auth(bench) });
+        const next = cycle(hot);
+        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/entity/${next()}` }), expect: [200] });
+      },
+    },
+    {
+      id: 'ceiling-driver-read',
+      title: 'findOne by _id through the MongoDB driver (distinct ids)',
+      async run(bench) {
+        const ids = bench.ids.slice(100).reverse();
+        const collection = entityCollection(bench);
+        return driverLoad(bench.connections, bench.duration, (i) => collection.findOne({ _id: new ObjectId(ids[i % ids.length]) }));
+      },
+    },
+    {
+      id: 'get-cold',
+      title: 'GET entity by id, uncached (each id read once)',
+      ceiling: 'ceiling-driver-read',
+      async run(bench) {
+        const next = cycle(bench.ids.slice(100));
+        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/entity/${next()}` }), expect: [200] });
+      },
+    },
+    {
+      id: 'ceiling-driver-insert',
+      title: 'insertOne of a stored review document through the driver',
+      async run(bench) {
+        const map = definitionMap(await bench.store.entities(db(bench)).childrenOfType(bench.world.types.review, bench.world.meta.property));
+        const searchable = searchableOf(map);
+        const nextBook = cycle(bench.books);
+        const collection = entityCollection(bench);
+        return driverLoad(bench.connections, bench.duration, () => {
+          const properties = applyWrite(undefined, reviewValues(bench, nextBook()), {
+            caller: { personId: bench.world.owner },
+            now: new Date().toISOString(),
+            newId,
+            definitions: map,
+            limits: DEFAULT_LIMITS,
+            isPerson: false,
+            newApiKey: () => {
+              throw new Error('no keys here');
+            },
+          }).properties;
+          return collection.insertOne(toDocument({ _id: newId(), properties }, 1, searchable));
+        });
+      },
+    },
+    {
+      id: 'create',
+      title: 'POST entity (a review with a reference)',
+      ceiling: 'ceiling-driver-insert',
+      async run(bench) {
+        const nextBook = cycle(bench.books);
+        return httpLoad({
+          url: bench.base,
+          connections: bench.connections,
+          duration: bench.duration,
+          headers: auth(bench),
+          next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity`, body: JSON.stringify(reviewValues(bench, nextBook())) }),
+          expect: [201],
+        });
+      },
+    },
+    {
+      id: 'add-value',
+      title: 'POST a value to an existing entity (distinct books)',
+      async run(bench) {
+        const next = cycle(bench.books);
+        return httpLoad({
+          url: bench.base,
+          connections: bench.connections,
+          duration: bench.duration,
+          headers: auth(bench),
+          next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity/${next()}`, body: JSON.stringify([{ type: 'tag', string: 'benchmarked' }]) }),
+          expect: [200],
+        });
+      },
+    },
+    {
+      id: 'signed-url',
+      title: 'GET a file value (signs a download URL)',
+      async run(bench) {
+        const values = await fileValues(bench, 200);
+        const next = cycle(values);
+        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/property/${next()}` }), expect: [200] });
+      },
+    },
+  ];
+}
+
+/**
+ * The five list queries and three `q` searches. They run last: on an engine that cannot use the
+ * indexes, a scan the API gave up on (timeout) may go on in the server and slow whatever runs next.
+ */
+export function listScenarios(world: World): Scenario[] {
+  const db = (bench: Bench) => bench.world.db;
+  return [
+    ...benchQueries(world).map((benchQuery): Scenario => ({
+      id: benchQuery.id,
+      title: benchQuery.title,
+      async run(bench) {
+        const query = queryString(benchQuery);
+        let page = 0;
+        // A different `skip` per request: every request runs the query (none is a cache hit).
+        return httpLoad({
+          url: bench.base,
+          connections: Math.min(bench.connections, bench.listRequests),
+          amount: bench.listRequests,
+          headers: auth(bench),
+          next: () => ({ path: `/api/${db(bench)}/entity?${query}&skip=${page++}` }),
+          expect: [200],
+        });
+      },
+    })),
+  ];
+}
+
+function reviewValues(bench: Bench, book: string): ValueInput[] {
+  return [
+    { type: '_type', reference: bench.world.types.review },
+    { type: 'rating', number: 1 + Math.floor(Math.random() * 5) },
+    { type: 'book', reference: book },
+    { type: 'text', string: 'Written by the load benchmark: a short review of a long book.' },
+  ];
+}
+
+/** POSTs through the API and returns the response body; throws on an unexpected status. */
+export async function api(bench: Bench, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${bench.base}/api/${bench.world.db}${path}`, { method, headers: auth(bench), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** A type with one file property, and `count` entities each holding one file value; their value ids. */
+async function fileValues(bench: Bench, count: number): Promise<string[]> {
+  const type = (await api(bench, 'POST', '/entity', [
+    { type: '_type', reference: bench.world.meta.entity },
+    { type: 'name', string: 'attachment' },
+  ]))._id as string;
+  await api(bench, 'POST', '/entity', [
+    { type: '_type', reference: bench.world.meta.property },
+    { type: '_parent', reference: type },
+    { type: 'name', string: 'file' },
+    { type: 'type', string: 'file' },
+  ]);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await api(bench, 'POST', '/entity', [
+      { type: '_type', reference: type },
+      { type: 'file', filename: `report-${i}.pdf`, filesize: 1024, filetype: 'application/pdf' },
+    ]);
+    ids.push((created.properties as Record<string, { _id: string }[]>).file![0]!._id);
+  }
+  return ids;
+}

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+export interface Service {
+  name: string;
+  pid: number;
+  /** Where its stdout and stderr (the JSON log) go. */
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function ready(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms`);
+}
+
+/** Starts a built service (`services/<name>/dist/main.js`) as its own process, as `npm start` does. */
+export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number): Promise<Service> {
+  const logFile = join(tmpdir(), `entia-bench-${name}-${process.pid}.log`);
+  const log = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', log, log],
+  });
+  await ready(`http://127.0.0.1:${healthPort}/readyz`, child);
+  return {
+    name,
+    pid: child.pid!,
+    logFile,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
