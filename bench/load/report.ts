@@ -28,6 +28,8 @@ export interface LoadResult {
   options: LoadOptions;
   world: Pick<World, 'db' | 'size' | 'counts' | 'sharing'>;
   seeding?: { totalMs: number };
+  /** The first write after the API started: it loads the definitions into the schema cache. */
+  firstWriteMs: number;
   scenarios: ScenarioResult[];
   cascade: CascadeResult & { api: ProcessUsage; worker: ProcessUsage };
   targets: Target[];
@@ -69,7 +71,9 @@ export function renderLoadMarkdown(result: LoadResult): string {
     '',
     `Data: ${result.world.size} entities (${Object.entries(result.world.counts).map(([k, v]) => `${v} ${k}s`).join(', ')})` +
       (result.seeding ? `, seeded in ${(result.seeding.totalMs / 1000).toFixed(0)} s` : ', reused') +
-      `. ${o.connections} connections; timed scenarios ${o.duration} s each; list and q queries ${o.listRequests} requests each (a different \`skip\` per request: no cache hits).`,
+      `. ${o.connections} connections; timed scenarios ${o.duration} s each; list and q queries ${o.listRequests} requests each (a different \`skip\` per request: no cache hits), signed-URL GETs max(${o.listRequests}, 5 × connections).`,
+    '',
+    `The API's first write took ${result.firstWriteMs} ms (it loads the definitions into the schema cache; later writes find them there).`,
     '',
     '| scenario | what | req/s | p50 ms | p95 ms | p99 ms | errors | vs ceiling | API RSS max | API CPU | worker CPU |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -142,25 +142,33 @@ export function scenarios(world: World): Scenario[] {
         });
       },
     },
-    {
-      id: 'signed-url',
-      title: 'GET a file value (signs a download URL)',
-      async run(bench) {
-        const values = await fileValues(bench, 200);
-        const next = cycle(values);
-        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/property/${next()}` }), expect: [200] });
-      },
-    },
   ];
 }
 
 /**
- * The five list queries and three `q` searches. They run last: on an engine that cannot use the
- * indexes, a scan the API gave up on (timeout) may go on in the server and slow whatever runs next.
+ * What needs a secondary index: the signed-URL GET (a value found by its id, `__vids`), the five
+ * list queries and the three `q` searches. A fixed number of requests each, last: on an engine
+ * that scans for them (FerretDB) each takes as long as reading the whole collection.
  */
 export function listScenarios(world: World): Scenario[] {
   const db = (bench: Bench) => bench.world.db;
   return [
+    {
+      id: 'signed-url',
+      title: 'GET a file value (signs a download URL)',
+      async run(bench) {
+        const values = await fileValues(bench, 20);
+        const next = cycle(values);
+        return httpLoad({
+          url: bench.base,
+          connections: Math.min(bench.connections, bench.listRequests),
+          amount: Math.max(bench.listRequests, 5 * bench.connections),
+          headers: auth(bench),
+          next: () => ({ path: `/api/${db(bench)}/property/${next()}` }),
+          expect: [200],
+        });
+      },
+    },
     ...benchQueries(world).map((benchQuery): Scenario => ({
       id: benchQuery.id,
       title: benchQuery.title,

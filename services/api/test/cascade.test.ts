@@ -87,7 +87,10 @@ describe('cross-entity effects, with the worker running', () => {
     const acme = await created([{ type: '_type', reference: company }, { type: 'name', string: 'Acme' }]);
     const ann = await created([{ type: '_type', reference: contact }, { type: 'name', string: 'Ann' }, { type: 'employer', reference: acme }]);
     // The label is set by the write itself (the target was loaded to check it).
-    expect((await get(ann)).employer[0]).toMatchObject({ reference: acme, string: 'Acme' });
+    const fresh = await get(ann);
+    expect(fresh.employer[0]).toMatchObject({ reference: acme, string: 'Acme' });
+    // So are the references the server adds, and the type's.
+    expect([fresh._owner[0].string, fresh._created[0].string, fresh._type[0].string]).toEqual(['Owner', 'Owner', 'contact']);
     await eventually(() => get(ann), (e) => e.works_at?.[0]?.string === 'Acme');
     await eventually(() => get(acme), (e) => numberOf(e, 'staff') === 1);
 

@@ -38,7 +38,9 @@ export async function checkAgainstDatabase(
   caller: Caller,
   definitions: ReadonlyMap<string, PropertyDefinition>,
 ): Promise<Map<string, Properties>> {
-  const loaded = await tenant.entities.many(result.references.map((r) => r.id));
+  // The caller too: a new entity's `_owner` and `_created` name them, and are labelled here like
+  // the references the client wrote (else the worker would rewrite every new entity to label them).
+  const loaded = await tenant.entities.many([...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])]);
   const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
   checkReferences(result.references, targets, caller, tenant.record.meta);
   await checkReferenceQueries(tenant, result, definitions);
