@@ -1,4 +1,4 @@
-import { changedProperties, isSystemProperty, newProperties, referencesOf, typeOf, type Entity, type Properties } from '@entia/domain';
+import { changedProperties, inheritsRights, isSystemProperty, newProperties, referencesOf, typeOf, type Entity, type Properties } from '@entia/domain';
 import type { EntityChanged } from '@entia/jobs';
 
 /** The entities a state of an entity points at through its own (non-system) reference properties. */
@@ -22,8 +22,9 @@ export function describeChange(db: string, before: Entity | undefined, after: En
     entity: id,
     type: typeOf(now) ?? typeOf(old),
     event: before === undefined ? 'created' : after === undefined ? 'deleted' : 'updated',
-    properties: before === undefined || after === undefined ? 'all' : [...changed].sort(),
+    properties: [...changed].sort(),
     references: oldRefs.join() !== newRefs.join(),
+    inherits: inheritsRights(now),
     parents: [...new Set([...referencesOf(old, '_parent'), ...referencesOf(now, '_parent')])],
     referenced: [...new Set([...oldRefs, ...newRefs])],
     depth,

@@ -1,4 +1,4 @@
-import { dependentsOf } from '@entia/domain';
+import { dependentsOf, formulasOf } from '@entia/domain';
 import type { EntityChanged } from '@entia/jobs';
 import type { DatabaseRecord } from '@entia/store';
 import type { DeriveDeps } from './deps';
@@ -36,7 +36,7 @@ export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, cha
   const schema = await deps.schemas.of(change.db, record);
   const dependents = dependentsOf(schema.paths, {
     typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
-    properties: change.properties === 'all' ? 'all' : new Set(change.properties),
+    properties: change.event === 'updated' ? new Set(change.properties) : 'all',
     references: change.references,
   });
   const entities = deps.store.entities(change.db);
@@ -49,4 +49,18 @@ export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, cha
   if (dependents.children && !fresh) (await entities.relatedIds('children', change.entity)).forEach((id) => ids.add(id));
   ids.delete(change.entity);
   return ids;
+}
+
+/**
+ * Whether a written entity needs a recomputation of its own: when its type has formulas reading
+ * other entities, or its inherited rights may have changed. Its labels need none: the write
+ * labelled every reference it stored.
+ */
+export async function needsOwnRefresh(deps: DeriveDeps, record: DatabaseRecord, change: EntityChanged): Promise<boolean> {
+  if (change.event === 'deleted') return false;
+  // Turned off, inherited rights must go; on, they follow the parents.
+  if (change.properties.includes('_inheritrights')) return true;
+  if (change.inherits && change.properties.includes('_parent')) return true;
+  const schema = await deps.schemas.of(change.db, record);
+  return formulasOf(schema.definitionsOf(change.type)).some((formula) => formula.paths.length > 0);
 }

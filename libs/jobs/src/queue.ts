@@ -52,10 +52,12 @@ export interface EntityChanged {
   type: string | undefined;
   /** What happened to it. */
   event: 'created' | 'updated' | 'deleted';
-  /** The properties whose values changed; `all` when it was created or deleted. */
-  properties: string[] | 'all';
+  /** The properties whose values changed (for a creation or deletion: every property it has or had). */
+  properties: string[];
   /** Whether any reference value changed. */
   references: boolean;
+  /** Whether it has `_inheritrights` on (after the change). */
+  inherits: boolean;
   /** Its `_parent`s before and after. */
   parents: string[];
   /** Every entity it referenced before or references after. */

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Job } from 'bullmq';
 import { definitionMap, searchableOf } from '@entia/domain';
-import { dependentIds, refreshEntity, scheduleRefresh, type DeriveDeps } from '@entia/derive';
+import { dependentIds, needsOwnRefresh, refreshEntity, scheduleRefresh, type DeriveDeps } from '@entia/derive';
 import type { JobData, JobName, JobResult } from '@entia/jobs';
 import type { ObjectStore } from '@entia/files';
 
@@ -50,13 +50,14 @@ export function createProcessors(deps: ProcessorDeps): Processors {
       return { entities: done };
     },
 
-    // Fans a write out to the entities that read it, and the entity itself (its formulas that read
-    // others, its labels). Retrying only schedules again what coalesces with the first schedule.
+    // Fans a write out to the entities that read it, and to the entity itself when its own
+    // formulas read others or its inherited rights may move. Retrying only schedules again what
+    // coalesces with the first schedule.
     changed: async (job) => {
       const record = await store.registry.database(job.data.db);
       if (!record) return { scheduled: 0 };
       const ids = await dependentIds(deps, record, job.data);
-      ids.add(job.data.entity);
+      if (await needsOwnRefresh(deps, record, job.data)) ids.add(job.data.entity);
       await scheduleRefresh(deps, job.data.db, ids, job.data.depth + 1);
       return { scheduled: ids.size };
     },
