@@ -4,6 +4,7 @@ import { definitionMap, searchableOf } from '@entia/domain';
 import { dependentIds, needsOwnRefresh, refreshEntity, scheduleRefresh, type DeriveDeps } from '@entia/derive';
 import type { JobData, JobName, JobResult } from '@entia/jobs';
 import type { ObjectStore } from '@entia/files';
+import type { DatabaseRecord } from '@entia/store';
 
 type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => Promise<JobResult<N>>;
 export type Processors = { [N in JobName]: Processor<N> };
@@ -18,6 +19,16 @@ const workerId = `${hostname()}:${process.pid}`;
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
 export function createProcessors(deps: ProcessorDeps): Processors {
   const { store, objects } = deps;
+  // A database's registry record (its meta-type ids) never changes: read it once per process, not
+  // once per job.
+  const records = new Map<string, DatabaseRecord>();
+  const recordOf = async (db: string): Promise<DatabaseRecord | undefined> => {
+    const cached = records.get(db);
+    if (cached) return cached;
+    const record = await recordOf(db);
+    if (record) records.set(db, record);
+    return record;
+  };
   return {
     ping: async (job) => ({
       message: job.data.message,
@@ -36,7 +47,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     // duplicate job ends in the same documents.
     reindex: async (job) => {
       const { db, type } = job.data;
-      const record = await store.registry.database(db);
+      const record = await recordOf(db);
       if (!record) return { entities: 0 };
       const entities = store.entities(db);
       const searchable = searchableOf(definitionMap(await entities.childrenOfType(type, record.meta.property)));
@@ -54,7 +65,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     // formulas read others or its inherited rights may move. Retrying only schedules again what
     // coalesces with the first schedule.
     changed: async (job) => {
-      const record = await store.registry.database(job.data.db);
+      const record = await recordOf(job.data.db);
       if (!record) return { scheduled: 0 };
       const ids = await dependentIds(deps, record, job.data);
       if (await needsOwnRefresh(deps, record, job.data)) ids.add(job.data.entity);
@@ -63,7 +74,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     },
 
     refresh: async (job) => {
-      const record = await store.registry.database(job.data.db);
+      const record = await recordOf(job.data.db);
       if (!record) return { changed: false };
       const outcome = await refreshEntity(deps, job.data.db, record, job.data.entity, job.data.depth);
       if (outcome.cutOff) await job.log(`cascade cut off at depth ${job.data.depth}: a cycle of formulas that does not settle`);
@@ -73,7 +84,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     // Every entity recomputed in id order; what a recomputation changes cascades as usual, so
     // entities read by ones recomputed earlier are caught up by their refresh jobs.
     rebuild: async (job) => {
-      const record = await store.registry.database(job.data.db);
+      const record = await recordOf(job.data.db);
       if (!record) return { entities: 0 };
       const entities = store.entities(job.data.db);
       const total = await entities.count();

@@ -35,13 +35,14 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
 }
 
 /**
- * A database operation that ran out of its time limit (MONGODB_TIMEOUT_MS) on any route: the
- * database is overloaded or the operation too big for it. 503, so clients back off and retry; a
- * write that timed out stored nothing (its document write is the last step and atomic).
+ * A database operation that ran out of its time limit (MONGODB_TIMEOUT_MS), or that the engine
+ * refused as busy, on any route: 503 with Retry-After, so clients back off and retry. The entity
+ * write is one atomic document operation: a refused one stored nothing.
  */
 function overloaded(error: unknown): HttpProblem | undefined {
-  if (queryFailure(error) !== 'timeout') return undefined;
-  return problems.unavailable('The database did not answer in time; try again shortly.');
+  const failure = queryFailure(error);
+  if (failure !== 'timeout' && failure !== 'busy') return undefined;
+  return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');
 }
 
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
