@@ -50,7 +50,8 @@ describe('entities and values (SPEC §3, §4, §7)', () => {
     it('sets _created and makes the creator _owner (SPEC §4)', async () => {
       const res = await book();
       expect(res.body.properties._created).toEqual([
-        { _id: expect.stringMatching(ID), type: '_created', datetime: expect.stringMatching(ISO), reference: t.owner.id, created: expect.any(Object) },
+        // `string` is the label: the creator's name.
+        { _id: expect.stringMatching(ID), type: '_created', datetime: expect.stringMatching(ISO), reference: t.owner.id, string: 'Owner', created: expect.any(Object) },
       ]);
       expect(res.body.properties._owner[0]).toMatchObject({ type: '_owner', reference: t.owner.id });
       const stored = (await get(res.body._id)).body.entity;

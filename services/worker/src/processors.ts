@@ -25,7 +25,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
   const recordOf = async (db: string): Promise<DatabaseRecord | undefined> => {
     const cached = records.get(db);
     if (cached) return cached;
-    const record = await recordOf(db);
+    const record = await store.registry.database(db);
     if (record) records.set(db, record);
     return record;
   };
