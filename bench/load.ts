@@ -6,7 +6,7 @@
  *
  *   npm run bench                            (100 000 entities; see --help)
  */
-import { startStack, type Stack } from '@entia/stack';
+import { freePort, startStack, type Stack } from '@entia/stack';
 import { Store } from '@entia/store';
 import { ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { formulaCascade } from './load/cascade';
 import { readLoadOptions } from './load/options';
 import { renderLoadMarkdown, targetsOf, type LoadResult, type ScenarioResult } from './load/report';
 import { listScenarios, scenarios, type Bench, type Scenario } from './load/scenarios';
-import { freePort, startService, type Service } from './load/services';
+import { startService, type Service } from './load/services';
 import { sampleUsage, type ProcessUsage } from './load/usage';
 import { machine } from './machine';
 import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';

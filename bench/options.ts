@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { integer } from './args';
 
 /** What one run of the query benchmark does; every option also comes from a `BENCH_*` variable. */
 export interface BenchOptions {
@@ -38,12 +39,6 @@ const USAGE = `usage: npm run bench:query -- [--size 100000] [--db bench_x] [--r
 --drop removes a kept one. Every option may also be set as BENCH_<NAME> (BENCH_SIZE, BENCH_DB, ...). MONGODB_URL is required
 (source .stack/env); MONGODB_CONTROL_DB defaults to "entia".`;
 
-function integer(name: string, text: string | undefined, fallback: number, min: number): number {
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number >= ${min} (got ${JSON.stringify(text)})`);
-  return value;
-}
 
 export function readOptions(argv = process.argv.slice(2), env = process.env): BenchOptions {
   const { values } = parseArgs({

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { integer } from '../args';
 
 /** What one run of the load benchmark does; every option also comes from a `BENCH_*` variable. */
 export interface LoadOptions {
@@ -29,12 +30,6 @@ const USAGE = `usage: npm run bench -- [--size 100000] [--db bench_x] [--reuse] 
 Without MONGODB_URL (e.g. from .stack/env) an ephemeral local stack is started. Every option may also be
 set as BENCH_<NAME> (BENCH_SIZE, BENCH_CONNECTIONS, ...).`;
 
-function integer(name: string, text: string | undefined, fallback: number, min: number): number {
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number >= ${min} (got ${JSON.stringify(text)})`);
-  return value;
-}
 
 export function readLoadOptions(argv = process.argv.slice(2), env = process.env): LoadOptions {
   const { values } = parseArgs({

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -13,14 +12,6 @@ export interface Service {
   /** Where its stdout and stderr (the JSON log) go. */
   logFile: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function ready(url: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {

@@ -5,6 +5,7 @@ import {
   formulasOf,
   formulaValuesOf,
   inheritRights,
+  isSchemaType,
   isSystemProperty,
   labelReferences,
   referencesOf,
@@ -108,9 +109,8 @@ export async function refreshEntity(deps: DeriveDeps, db: string, record: Databa
     const entity = { _id: id, properties };
     const type = typeOf(properties);
     if (!(await entities.replace(entity, current.version, searchableOf(schema.definitionsOf(type))))) continue;
-    const isSchema = type === record.meta.entity || type === record.meta.property;
-    await deps.generations.touch(db, [id], isSchema);
-    const dependents = await dependentIds(deps, record, describeChange(db, current.entity, entity, depth)!);
+    await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
+    const dependents = await dependentIds(deps, schema, describeChange(db, current.entity, entity, depth)!);
     const scheduled = await scheduleRefresh(deps, db, dependents, depth + 1);
     return { entity, changed: true, cutOff: dependents.size > 0 && !scheduled };
   }

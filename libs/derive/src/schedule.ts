@@ -1,6 +1,6 @@
 import { dependentsOf, formulasOf } from '@entia/domain';
 import type { EntityChanged } from '@entia/jobs';
-import type { DatabaseRecord } from '@entia/store';
+import type { Schema } from './schema';
 import type { DeriveDeps } from './deps';
 
 /**
@@ -32,8 +32,7 @@ export async function scheduleRefresh(deps: Pick<DeriveDeps, 'jobs'>, db: string
  * After an entity changed: the entities whose formulas, labels or inherited rights read what
  * changed (SPEC §9), as far as the database's formulas can see it. Returns their ids.
  */
-export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, change: EntityChanged): Promise<Set<string>> {
-  const schema = await deps.schemas.of(change.db, record);
+export async function dependentIds(deps: Pick<DeriveDeps, 'store'>, schema: Schema, change: EntityChanged): Promise<Set<string>> {
   const dependents = dependentsOf(schema.paths, {
     typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
     properties: change.event === 'updated' ? new Set(change.properties) : 'all',
@@ -56,11 +55,10 @@ export async function dependentIds(deps: DeriveDeps, record: DatabaseRecord, cha
  * other entities, or its inherited rights may have changed. Its labels need none: the write
  * labelled every reference it stored.
  */
-export async function needsOwnRefresh(deps: DeriveDeps, record: DatabaseRecord, change: EntityChanged): Promise<boolean> {
+export function needsOwnRefresh(schema: Schema, change: EntityChanged): boolean {
   if (change.event === 'deleted') return false;
   // Turned off, inherited rights must go; on, they follow the parents.
   if (change.properties.includes('_inheritrights')) return true;
   if (change.inherits && change.properties.includes('_parent')) return true;
-  const schema = await deps.schemas.of(change.db, record);
   return formulasOf(schema.definitionsOf(change.type)).some((formula) => formula.paths.length > 0);
 }

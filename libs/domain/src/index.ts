@@ -10,7 +10,7 @@ export { checkDefinition, definitionFrom, definitionMap, searchableOf } from './
 export { RIGHTS, RIGHT_PROPERTIES, SHARING, callerTags, canRead, hasRight, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
 export { applyWrite, assertOwned, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';
-export { checkReferences, typeOf, type MetaTypes } from './references';
+export { checkReferences, isSchemaType, typeOf, type MetaTypes } from './references';
 export { groupByProperty, presentEntity, presentValue } from './present';
 export { bootstrapDatabase, type Bootstrap } from './bootstrap';
 export { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';

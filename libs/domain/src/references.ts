@@ -15,6 +15,11 @@ export function typeOf(properties: Properties): string | undefined {
   return referencesOf(properties, '_type')[0];
 }
 
+/** Whether entities of this type make up a database's schema: its types and property definitions. */
+export function isSchemaType(meta: MetaTypes, typeId: string | undefined): boolean {
+  return typeId === meta.entity || typeId === meta.property;
+}
+
 /**
  * Resolves a write's references against their targets (loaded by the caller; absent = no such
  * entity): each must exist and be readable by the writer; `_type` must point at a type; right

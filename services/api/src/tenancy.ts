@@ -1,5 +1,5 @@
 import { isDatabaseName, type Caller } from '@entia/domain';
-import type { DatabaseRecord, EntityCollection, Store } from '@entia/store';
+import { DatabaseRecords, type DatabaseRecord, type EntityCollection, type Store } from '@entia/store';
 import type { Grant } from './auth/tokens';
 import { HttpProblem, problems } from './http/problem';
 
@@ -13,12 +13,14 @@ export interface Tenant {
 
 /** Resolves `{db}` of a path to its registry record, cached: a database's meta-types never change. */
 export class Tenants {
-  private readonly records = new Map<string, DatabaseRecord>();
+  private readonly records: DatabaseRecords;
 
   constructor(
     private readonly store: Store,
     private readonly controlDb: string,
-  ) {}
+  ) {
+    this.records = new DatabaseRecords(store.registry);
+  }
 
   async resolve(name: string, grant: Grant | undefined): Promise<Tenant> {
     const record = await this.record(name);
@@ -36,11 +38,7 @@ export class Tenants {
 
   private async record(name: string): Promise<DatabaseRecord | undefined> {
     if (!isDatabaseName(name, this.controlDb)) return undefined;
-    const cached = this.records.get(name);
-    if (cached) return cached;
-    const record = await this.store.registry.database(name);
-    if (record) this.records.set(name, record);
-    return record;
+    return this.records.get(name);
   }
 }
 

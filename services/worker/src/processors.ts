@@ -4,7 +4,7 @@ import { definitionMap, searchableOf } from '@entia/domain';
 import { dependentIds, needsOwnRefresh, refreshEntity, scheduleRefresh, type DeriveDeps } from '@entia/derive';
 import type { JobData, JobName, JobResult } from '@entia/jobs';
 import type { ObjectStore } from '@entia/files';
-import type { DatabaseRecord } from '@entia/store';
+import { DatabaseRecords } from '@entia/store';
 
 type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => Promise<JobResult<N>>;
 export type Processors = { [N in JobName]: Processor<N> };
@@ -19,16 +19,8 @@ const workerId = `${hostname()}:${process.pid}`;
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
 export function createProcessors(deps: ProcessorDeps): Processors {
   const { store, objects } = deps;
-  // A database's registry record (its meta-type ids) never changes: read it once per process, not
-  // once per job.
-  const records = new Map<string, DatabaseRecord>();
-  const recordOf = async (db: string): Promise<DatabaseRecord | undefined> => {
-    const cached = records.get(db);
-    if (cached) return cached;
-    const record = await store.registry.database(db);
-    if (record) records.set(db, record);
-    return record;
-  };
+  const records = new DatabaseRecords(store.registry);
+  const recordOf = (db: string) => records.get(db);
   return {
     ping: async (job) => ({
       message: job.data.message,
@@ -52,12 +44,12 @@ export function createProcessors(deps: ProcessorDeps): Processors {
       const entities = store.entities(db);
       const searchable = searchableOf(definitionMap(await entities.childrenOfType(type, record.meta.property)));
       const done = await entities.rederiveType(type, searchable, async (count, ids) => {
-        // Cached lists (what `q` finds) and entities are stale now.
+        // Cached lists (what `q` finds) and entities are stale now; formulas may read the
+        // definitions that changed.
         await deps.generations.touch(db, ids);
+        await scheduleRefresh(deps, db, ids, 1);
         await job.updateProgress(count);
       });
-      // Formulas may read the definitions that changed.
-      await scheduleRefresh(deps, db, [...(await entities.ofType(type))].map((entity) => entity._id), 1);
       return { entities: done };
     },
 
@@ -67,8 +59,9 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     changed: async (job) => {
       const record = await recordOf(job.data.db);
       if (!record) return { scheduled: 0 };
-      const ids = await dependentIds(deps, record, job.data);
-      if (await needsOwnRefresh(deps, record, job.data)) ids.add(job.data.entity);
+      const schema = await deps.schemas.of(job.data.db, record);
+      const ids = await dependentIds(deps, schema, job.data);
+      if (needsOwnRefresh(schema, job.data)) ids.add(job.data.entity);
       await scheduleRefresh(deps, job.data.db, ids, job.data.depth + 1);
       return { scheduled: ids.size };
     },

@@ -1,4 +1,4 @@
-import { typeOf, type Entity, type PropertyDefinition } from '@entia/domain';
+import { isSchemaType, typeOf, type Entity, type PropertyDefinition } from '@entia/domain';
 import type { Deps } from '../deps';
 import type { Tenant } from '../tenancy';
 
@@ -13,6 +13,5 @@ export function isDefinition(tenant: Tenant, entity: Entity): boolean {
 
 /** Whether writing the entity changes the database's schema (its types or their definitions). */
 export function isSchemaEntity(tenant: Tenant, entity: Entity): boolean {
-  const type = typeOf(entity.properties);
-  return type === tenant.record.meta.property || type === tenant.record.meta.entity;
+  return isSchemaType(tenant.record.meta, typeOf(entity.properties));
 }
