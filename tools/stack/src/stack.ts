@@ -58,7 +58,7 @@ async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promis
     );
   }
   const s = await startFerretDb({ port, dir: path.join(root, 'ferretdb'), env, log });
-  log(`mongodb: FerretDB ${FERRETDB.version} (SQLite) ready at ${s.url} in ${seconds(t)}`);
+  log(`mongodb: FerretDB ${FERRETDB.version} (${s.handler}) ready at ${s.url} in ${seconds(t)}`);
   return { env: { MONGODB_URL: s.url }, server: s };
 }
 

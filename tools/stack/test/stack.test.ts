@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { mongoPing, redisPing, s3Request, startFerretDb, startMinio, startRedis, type ManagedServer } from '@entia/stack';
 
 // Real servers, each on its own temp dir and free port; the binaries come from the cache
@@ -49,6 +51,34 @@ test('FerretDB answers a wire-protocol ping and comes back after a crash', async
   await mongo.stop();
   expect(mongo.pid).toBeUndefined();
   expect(await mongoPing(mongo.port)).toBe(false);
+});
+
+// The machine's PostgreSQL (trust auth on 127.0.0.1:5432, as on every machine of this kind).
+const psql = (sql: string, db = 'postgres') =>
+  execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', db, '-tAc', sql], { encoding: 'utf8' }).trim();
+
+test('FerretDB keeps its documents in PostgreSQL when ENTIA_FERRETDB_POSTGRESQL_URL names a database', async () => {
+  const database = `entia_stack_test_${process.pid}`;
+  psql(`CREATE DATABASE ${database}`);
+  try {
+    const env = { ...process.env, ENTIA_FERRETDB_POSTGRESQL_URL: `postgres://postgres@127.0.0.1:5432/${database}` };
+    const mongo = await startFerretDb({ dir, env, log: () => undefined });
+    server = mongo;
+    expect(mongo.handler).toBe('PostgreSQL');
+    const client = await MongoClient.connect(mongo.url);
+    try {
+      await client.db('probe').collection('things').insertOne({ _id: 'a', name: 'in postgres' } as never);
+      expect(await client.db('probe').collection('things').findOne({ _id: 'a' } as never)).toEqual({ _id: 'a', name: 'in postgres' });
+    } finally {
+      await client.close();
+    }
+    // One schema per MongoDB database, the documents as jsonb rows; no SQLite files in the stack's dir.
+    expect(psql(`SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'probe'`, database)).toBe('1');
+    expect(fs.existsSync(path.join(dir, 'data'))).toBe(false);
+    await mongo.stop();
+  } finally {
+    psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  }
 });
 
 test('MinIO serves the bucket with its generated credentials, before and after a crash', async () => {
