@@ -46,8 +46,6 @@ async function main(): Promise<void> {
   const services: Service[] = [];
   let created = false;
   try {
-    const host = await machine(store);
-    log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
     let world: World;
     let seeding: LoadResult['seeding'];
     if (options.reuse) {
@@ -59,6 +57,8 @@ async function main(): Promise<void> {
       seeding = { totalMs: Math.round(seeded.report.totalMs) };
       log(`seeded in ${(seeded.report.totalMs / 1000).toFixed(0)} s`);
     }
+    const host = await machine(store, options.db);
+    log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
 
     const [apiPort, workerPort] = [await freePort(), await freePort()];
     const serviceEnv = {

@@ -82,8 +82,6 @@ async function main(): Promise<void> {
   let dropped = false;
   let created = false;
   try {
-    const host = await machine(store);
-    log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
 
     if (options.drop) {
       await loadWorld(store, options.db); // refuses a database that is not a benchmark data set
@@ -121,6 +119,8 @@ async function main(): Promise<void> {
         return;
       }
     }
+    const host = await machine(store, options.db);
+    log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
 
     const record = (await store.registry.database(options.db))!;
     const personId = options.caller === 'owner' ? world.owner : options.caller === 'reader' ? world.reader : undefined;
