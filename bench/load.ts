@@ -72,7 +72,8 @@ async function main(): Promise<void> {
       // The load generator is one client: the per-client limit would be what is measured.
       RATE_LIMIT_MAX: '1000000000',
     };
-    services.push(await startService('api', serviceEnv, apiPort), await startService('worker', serviceEnv, workerPort));
+    const profileDir = options.profileDir === undefined ? undefined : resolve(options.profileDir);
+    services.push(await startService('api', serviceEnv, apiPort, profileDir), await startService('worker', serviceEnv, workerPort, profileDir));
     const [api, worker] = services as [Service, Service];
     const base = `http://127.0.0.1:${apiPort}`;
     const key = await ownerApiKey(store, world);
@@ -118,10 +119,15 @@ async function main(): Promise<void> {
         log(`${scenario.id}: ${measured.perSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.errors} errors, API RSS ${apiUsage.maxRssMiB} MiB`);
       }
     };
-    await runAll(scenarios(world));
-    const { value: cascade, api: cascadeApi, worker: cascadeWorker } = await measure(() => formulaCascade(bench, options.children));
-    log(`cascade: ${cascade.children} children settled ${cascade.settleMs} ms after the burst; parent rewritten ${cascade.parentWrites} times`);
-    await runAll(listScenarios(world));
+    const wanted = (id: string) => options.only === undefined || options.only.includes(id);
+    await runAll(scenarios(world).filter((s) => wanted(s.id)));
+    let cascade: LoadResult['cascade'];
+    if (wanted('cascade')) {
+      const { value, api: cascadeApi, worker: cascadeWorker } = await measure(() => formulaCascade(bench, options.children));
+      cascade = { ...value, api: cascadeApi, worker: cascadeWorker };
+      log(`cascade: ${value.children} children settled ${value.settleMs} ms after the burst; parent rewritten ${value.parentWrites} times`);
+    }
+    await runAll(listScenarios(world).filter((s) => wanted(s.id)));
 
     const result: LoadResult = {
       startedAt: startedAt.toISOString(),
@@ -132,7 +138,7 @@ async function main(): Promise<void> {
       ...(seeding ? { seeding } : {}),
       firstWriteMs,
       scenarios: results,
-      cascade: { ...cascade, api: cascadeApi, worker: cascadeWorker },
+      ...(cascade ? { cascade } : {}),
       targets: targetsOf(results),
     };
     const markdown = renderLoadMarkdown(result);

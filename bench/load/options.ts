@@ -23,10 +23,18 @@ export interface LoadOptions {
    */
   timeoutMs: number;
   outDir: string;
+  /**
+   * Only these scenarios (ids as in the report, `cascade` for the formula cascade); all when
+   * undefined. A partial run is for profiling one path, not for the committed report.
+   */
+  only?: string[];
+  /** Where the API and the worker write V8 CPU profiles (`--cpu-prof`) when they stop. */
+  profileDir?: string;
 }
 
 const USAGE = `usage: npm run bench -- [--size 100000] [--db bench_x] [--reuse] [--keep] [--connections 10]
   [--duration 10] [--list-requests 20] [--children 1000] [--timeout-ms 600000] [--out bench/results]
+  [--only ceiling-http,get-cached,...] [--profile <dir>]
 Without MONGODB_URL (e.g. from .stack/env) an ephemeral local stack is started. Every option may also be
 set as BENCH_<NAME> (BENCH_SIZE, BENCH_CONNECTIONS, ...).`;
 
@@ -45,6 +53,8 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
       children: { type: 'string' },
       'timeout-ms': { type: 'string' },
       out: { type: 'string' },
+      only: { type: 'string' },
+      profile: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -55,6 +65,8 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
   const reuse = values.reuse ?? env.BENCH_REUSE === '1';
   const db = values.db ?? env.BENCH_DB ?? `bench_${randomBytes(4).toString('hex')}`;
   if (reuse && values.db === undefined && env.BENCH_DB === undefined) throw new Error('--reuse needs --db <name>');
+  const only = values.only ?? env.BENCH_ONLY;
+  const profileDir = values.profile ?? env.BENCH_PROFILE;
   return {
     size: integer('size', values.size ?? env.BENCH_SIZE, 100_000, 100),
     db,
@@ -66,5 +78,7 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
     children: integer('children', values.children ?? env.BENCH_CHILDREN, 1000, 1),
     timeoutMs: integer('timeout-ms', values['timeout-ms'] ?? env.BENCH_TIMEOUT_MS, 600_000, 100),
     outDir: values.out ?? env.BENCH_OUT ?? 'bench/results',
+    ...(only ? { only: only.split(',').map((id) => id.trim()) } : {}),
+    ...(profileDir ? { profileDir } : {}),
   };
 }

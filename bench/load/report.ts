@@ -31,7 +31,8 @@ export interface LoadResult {
   /** The first write after the API started: it loads the definitions into the schema cache. */
   firstWriteMs: number;
   scenarios: ScenarioResult[];
-  cascade: CascadeResult & { api: ProcessUsage; worker: ProcessUsage };
+  /** Absent when `--only` left it out. */
+  cascade?: CascadeResult & { api: ProcessUsage; worker: ProcessUsage };
   targets: Target[];
 }
 
@@ -60,6 +61,15 @@ export function targetsOf(scenarios: ScenarioResult[]): Target[] {
 
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 0) : '–');
 
+function cascadeLine(cascade: NonNullable<LoadResult['cascade']>): string {
+  return (
+    `Formula cascade: ${cascade.children} children created under one parent (\`_child.row.amount SUM\`, \`_child.row._id COUNT\`) at ` +
+    `${cascade.burst.perSecond} req/s (p50 ${ms(cascade.burst.p50)} ms, p99 ${ms(cascade.burst.p99)} ms, ${cascade.burst.errors} errors); ` +
+    `the parent showed the right sum and count ${cascade.settleMs} ms after the last write was acknowledged ` +
+    `(${cascade.totalMs} ms after the first), rewritten ${cascade.parentWrites} times in all; worker CPU ${cascade.worker.meanCpu} % on average.`
+  );
+}
+
 export function renderLoadMarkdown(result: LoadResult): string {
   const { machine: m, options: o } = result;
   const lines = [
@@ -82,11 +92,8 @@ export function renderLoadMarkdown(result: LoadResult): string {
         `| ${s.id} | ${s.title} | ${s.perSecond} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${s.errors}${s.errors ? ` (${Object.entries(s.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''} | ` +
         `${s.ratio === undefined ? '' : `${pct(s.ratio)} of ${s.ceiling}`} | ${s.api.maxRssMiB} MiB | ${s.api.meanCpu} % | ${s.worker.meanCpu} % |`,
     ),
-    '',
-    `Formula cascade: ${result.cascade.children} children created under one parent (\`_child.row.amount SUM\`, \`_child.row._id COUNT\`) at ` +
-      `${result.cascade.burst.perSecond} req/s (p50 ${ms(result.cascade.burst.p50)} ms, p99 ${ms(result.cascade.burst.p99)} ms, ${result.cascade.burst.errors} errors); ` +
-      `the parent showed the right sum and count ${result.cascade.settleMs} ms after the last write was acknowledged ` +
-      `(${result.cascade.totalMs} ms after the first), rewritten ${result.cascade.parentWrites} times in all; worker CPU ${result.cascade.worker.meanCpu} % on average.`,
+    ...(result.cascade ? ['', cascadeLine(result.cascade)] : []),
+    ...(result.options.only ? ['', `A partial run: only ${result.options.only.join(', ')}.`] : []),
     '',
     '## Targets',
     '',

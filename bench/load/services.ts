@@ -28,11 +28,15 @@ async function ready(url: string, child: ChildProcess, timeoutMs = 30_000): Prom
   throw new Error(`${url} not ready within ${timeoutMs} ms`);
 }
 
-/** Starts a built service (`services/<name>/dist/main.js`) as its own process, as `npm start` does. */
-export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number): Promise<Service> {
+/**
+ * Starts a built service (`services/<name>/dist/main.js`) as its own process, as `npm start` does;
+ * with `profileDir`, V8 writes its CPU profile there when it stops (open it in Chrome DevTools).
+ */
+export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number, profileDir?: string): Promise<Service> {
   const logFile = join(tmpdir(), `entia-bench-${name}-${process.pid}.log`);
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], {
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profiling, join(ROOT, 'services', name, 'dist', 'main.js')], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', log, log],
   });

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { ControlDb } from '@entia/store';
 import { HttpProblem } from '../http/problem';
-import { verifyToken, type Grant } from './tokens';
+import { tokenKey, verifyToken, type Grant } from './tokens';
 
 export const unauthorized = (detail: string) =>
   new HttpProblem(401, 'unauthorized', 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="entia"' });
@@ -40,12 +40,13 @@ export function grantOf(res: Response): Grant | undefined {
  * whose API key still exists, else 401 (never silently anonymous, SPEC §6).
  */
 export function authenticate(secret: string, keys: KeyLiveness): RequestHandler {
+  const key = tokenKey(secret);
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next();
     const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header);
     if (!match) throw unauthorized('Authorization must be "Bearer <token>".');
-    const grant = verifyToken(match[1]!, secret);
+    const grant = verifyToken(match[1]!, key);
     if (!grant) throw unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.');
     if (!(await keys.isLive(grant.kid))) throw unauthorized('The API key this token came from was revoked.');
     res.locals.grant = grant;

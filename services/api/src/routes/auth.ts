@@ -2,7 +2,7 @@ import { first } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { hashApiKey } from '../auth/keys';
-import { signToken } from '../auth/tokens';
+import { signToken, tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 
@@ -16,6 +16,7 @@ const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
 
 /** GET /api/auth: an API key for a 48 h JWT (interface §5, SPEC §6). */
 export function authRoutes(deps: Deps): Route[] {
+  const signingKey = tokenKey(deps.config.JWT_SECRET);
   return [
     defineRoute({
       method: 'get',
@@ -45,7 +46,7 @@ export function authRoutes(deps: Deps): Route[] {
         const name = first(person.entity.properties, 'name')?.string ?? '';
         res.json({
           accounts: [{ _id: key.db, name: key.db, user: { _id: key.person, name } }],
-          token: signToken({ accounts: { [key.db]: key.person }, kid: hash }, deps.config.JWT_SECRET),
+          token: signToken({ accounts: { [key.db]: key.person }, kid: hash }, signingKey),
         });
       },
     }),
