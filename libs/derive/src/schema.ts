@@ -6,6 +6,11 @@ import type { DatabaseRecord, Store } from '@entia/store';
 export interface Schema {
   /** Type id → the type's `name` (what formula paths name). */
   typeNames: ReadonlyMap<string, string>;
+  /**
+   * Type id → the type entity as stored. Every write of a type replaces the schema token, so these
+   * are as current as a read: a create's `_type` target needs no database round trip.
+   */
+  types: ReadonlyMap<string, Entity>;
   /** The user property definitions of a type, by name. */
   definitionsOf(typeId: string | undefined): ReadonlyMap<string, PropertyDefinition>;
   /** Every path into other entities that some formula of the database reads. */
@@ -63,7 +68,7 @@ export class SchemaCache {
     }
     const byType = new Map([...parented].map(([type, entities]) => [type, definitionMap(entities)]));
     const paths = [...byType.values()].flatMap((map) => formulasOf(map).flatMap((formula) => formula.paths));
-    return { typeNames, definitionsOf: (typeId) => (typeId === undefined ? EMPTY : (byType.get(typeId) ?? EMPTY)), paths };
+    return { typeNames, types: new Map(types.map((type) => [type._id, type])), definitionsOf: (typeId) => (typeId === undefined ? EMPTY : (byType.get(typeId) ?? EMPTY)), paths };
   }
 }
 

@@ -1,4 +1,5 @@
 import { searchableOf } from '@entia/domain';
+import request from 'supertest';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
@@ -51,5 +52,28 @@ describe('schema cache', () => {
     const before = await api.deps.schemas.of(t.db, await record());
     expect((await t.create([{ type: '_type', reference: type }, { type: 'title', string: 'x' }])).status).toBe(201);
     expect(await api.deps.schemas.of(t.db, await record())).toBe(before);
+  });
+
+  // A create's `_type` target comes from the cached schema, not the database: it must be as
+  // current as a read, rights and name included.
+  it('a create sees its type as it is now: a rename labels the next write, a withdrawn sharing refuses it', async () => {
+    const type = await t.defineType('ledger', [{ name: 'memo', type: 'string' }]);
+    const colleague = await t.newPerson('Colleague');
+    const sharing = await api.deps.store.entities(t.db).get(type).then((v) => v!.entity.properties._sharing![0]!._id);
+    const first = await t.create([{ type: '_type', reference: type }, { type: 'memo', string: 'a' }], colleague);
+    expect(first.status).toBe(201);
+    expect(first.body.properties._type[0].string).toBe('ledger');
+
+    expect((await request(api.app).post(`/api/${t.db}/entity/${type}`).set('Authorization', t.owner.auth).send([{ type: 'name', string: 'journal' }])).status).toBe(200);
+    const renamed = await t.create([{ type: '_type', reference: type }, { type: 'memo', string: 'b' }], colleague);
+    expect(renamed.status).toBe(201);
+    expect(renamed.body.properties._type[0].string).toBe('journal');
+
+    // The type was readable through `_sharing: domain` only; without it the colleague cannot use it.
+    expect((await request(api.app).delete(`/api/${t.db}/property/${sharing}`).set('Authorization', t.owner.auth)).status).toBe(200);
+    const refused = await t.create([{ type: '_type', reference: type }, { type: 'memo', string: 'c' }], colleague);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body.errors)).toContain(type);
+    expect((await t.create([{ type: '_type', reference: type }, { type: 'memo', string: 'd' }])).status).toBe(201);
   });
 });

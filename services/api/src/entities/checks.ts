@@ -29,7 +29,9 @@ async function checkReferenceQueries(tenant: Tenant, result: WriteResult, defini
 
 /**
  * The rules that need other entities: references resolve, definitions are valid and unique per
- * type. Resolves to the properties of the entities the write references (to label them).
+ * type. Resolves to the properties of the entities the write references (to label them). Targets
+ * that are types come from `types` (the schema cache's, as current as a read), the rest from the
+ * database: a create's `_type` costs no round trip.
  */
 export async function checkAgainstDatabase(
   tenant: Tenant,
@@ -37,10 +39,13 @@ export async function checkAgainstDatabase(
   result: WriteResult,
   caller: Caller,
   definitions: ReadonlyMap<string, PropertyDefinition>,
+  types: ReadonlyMap<string, Entity>,
 ): Promise<Map<string, Properties>> {
   // The caller too: a new entity's `_owner` and `_created` name them, and are labelled here like
   // the references the client wrote (else the worker would rewrite every new entity to label them).
-  const loaded = await tenant.entities.many([...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])]);
+  const wanted = [...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])];
+  const loaded = await tenant.entities.many(wanted.filter((id) => !types.has(id)));
+  for (const id of wanted) if (types.has(id)) loaded.set(id, types.get(id)!);
   const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
   checkReferences(result.references, targets, caller, tenant.record.meta);
   await checkReferenceQueries(tenant, result, definitions);

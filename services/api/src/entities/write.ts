@@ -26,7 +26,7 @@ import type { Deps } from '../deps';
 import { HttpProblem } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
 import { checkAgainstDatabase } from './checks';
-import { definitionsOf, isDefinition, isSchemaEntity } from './definitions';
+import { definitionsOf, isDefinition, isSchemaEntity, schemaOf } from './definitions';
 import { readable, readableByValue } from './read';
 import { removeObjects, withUploads } from './files';
 
@@ -109,11 +109,12 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
   const caller = signedIn(tenant);
   const typeId = items.find((item) => item.type === '_type')?.reference;
   const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
-  const definitions = await definitionsOf(deps, tenant, knownType);
+  const schema = await schemaOf(deps, tenant);
+  const definitions = schema.definitionsOf(knownType);
   const id = newId();
   const ctx = { ...context(deps, caller, definitions, knownType === tenant.record.meta.person), newEntityId: id };
   const result = applyWrite(undefined, items, ctx);
-  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions);
+  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
   const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
   await storeWithKeys(deps, tenant, entity._id, result, async () => {
     await tenant.entities.insert([entity], () => searchableOf(definitions));
@@ -150,11 +151,12 @@ export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueIn
   const caller = signedIn(tenant);
   return withRetries(async () => {
     const current = await readable(tenant, id, true);
-    const definitions = await definitionsOf(deps, tenant, typeOf(current.entity.properties));
+    const schema = await schemaOf(deps, tenant);
+    const definitions = schema.definitionsOf(typeOf(current.entity.properties));
     const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
     const ctx = context(deps, caller, definitions, isPerson);
     const result = applyWrite(current.entity, items, ctx);
-    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions);
+    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
     const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
     const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
     if (!stored) return undefined;
