@@ -1,4 +1,15 @@
-import { changedProperties, inheritsRights, isSystemProperty, newProperties, referencesOf, typeOf, type Entity, type Properties } from '@entia/domain';
+import {
+  RIGHT_PROPERTIES,
+  changedProperties,
+  inheritsRights,
+  isSystemProperty,
+  newProperties,
+  onlyRelabelled,
+  referencesOf,
+  typeOf,
+  type Entity,
+  type Properties,
+} from '@entia/domain';
 import type { EntityChanged } from '@entia/jobs';
 
 /** The entities a state of an entity points at through its own (non-system) reference properties. */
@@ -14,6 +25,9 @@ export function describeChange(db: string, before: Entity | undefined, after: En
   const old = before?.properties ?? newProperties();
   const now = after?.properties ?? newProperties();
   const changed = changedProperties(old, now);
+  // A right whose people were only renamed grants nothing new: no child has to inherit it again
+  // (each such change costs a lookup of the children, and a rename relabels all a person owns).
+  for (const right of RIGHT_PROPERTIES) if (changed.has(right) && onlyRelabelled(old[right] ?? [], now[right] ?? [])) changed.delete(right);
   if (changed.size === 0) return undefined;
   const oldRefs = userReferences(old);
   const newRefs = userReferences(now);

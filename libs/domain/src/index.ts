@@ -23,7 +23,7 @@ export { parseFormula } from './formula/parse';
 export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
 export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';
 export { computeFormulas, computeOwnFormulas, formulasOf, type FormulaRun } from './formula/apply';
-export { changedProperties } from './derived/changes';
+export { changedProperties, onlyRelabelled } from './derived/changes';
 export { dependentsOf, type Dependents, type EntityChange } from './derived/dependents';
 export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';

@@ -1,6 +1,7 @@
 import {
   applyWrite,
   changedProperties,
+  onlyRelabelled,
   computeFormulas,
   dependentsOf,
   dropReferencesTo,
@@ -114,6 +115,19 @@ describe('changedProperties', () => {
     expect([...changedProperties(props({ title: [a] }), props({ title: [{ ...a, string: 'y' }] }))]).toEqual(['title']);
     expect([...changedProperties(props({ title: [a] }), props({}))]).toEqual(['title']);
     expect([...changedProperties(props({}), props({ n: [val('n', { number: 1 })] }))]).toEqual(['n']);
+  });
+});
+
+describe('onlyRelabelled', () => {
+  it('is true when references differ only in their labels, false for any other difference', () => {
+    const owner = val('_owner', { reference: OWNER, string: 'Ada' }, hexId(1));
+    expect(onlyRelabelled([owner], [{ ...owner, string: 'Ada Lovelace' }])).toBe(true);
+    expect(onlyRelabelled([owner], [{ ...owner, reference: EDITOR }])).toBe(false);
+    expect(onlyRelabelled([owner], [owner, val('_owner', { reference: EDITOR }, hexId(2))])).toBe(false);
+    expect(onlyRelabelled([owner], [{ ...owner, inherited: true }])).toBe(false);
+    // A string that is a value, not a label, is compared like anything else.
+    const title = val('title', { string: 'x' }, hexId(3));
+    expect(onlyRelabelled([title], [{ ...title, string: 'y' }])).toBe(false);
   });
 });
 
