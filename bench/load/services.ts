@@ -3,6 +3,7 @@ import { openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { stopWithParent } from '@entia/stack';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -40,6 +41,8 @@ export async function startService(name: 'api' | 'worker', env: Record<string, s
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', log, log],
   });
+  // Stopped with the benchmark however it ends (Ctrl-C, SIGTERM, a crash): no orphaned services.
+  stopWithParent(child);
   await ready(`http://127.0.0.1:${healthPort}/readyz`, child);
   return {
     name,
