@@ -5,7 +5,7 @@ import { ObjectId } from 'mongodb';
 import { benchQueries, queryString } from '../queries';
 import type { World } from '../seed';
 import { driverLoad } from './driver-load';
-import { httpLoad } from './http-load';
+import { httpLoad, type HttpLoad } from './http-load';
 import type { Throughput } from './stats';
 
 /** What every scenario reaches: the running API, a token, the seeded data, the raw collection. */
@@ -35,6 +35,9 @@ const cycle = <T>(items: readonly T[]) => {
   let i = 0;
   return () => items[i++ % items.length]!;
 };
+/** A timed scenario against the API, signed in as the data set's owner. */
+const timedApiLoad = (bench: Bench, next: HttpLoad['next'], expect: readonly number[]) =>
+  httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next, expect });
 const entityCollection = (bench: Bench) => bench.store.database(bench.world.db).collection('entity');
 
 /** The bare-HTTP ceiling: a plain Node server answering the bytes of one GET entity response. */
@@ -66,7 +69,7 @@ export function scenarios(world: World): Scenario[] {
         const hot = bench.ids.slice(0, 100);
         for (const id of hot) await fetch(`${bench.base}/api/${db(bench)}/entity/${id}`, { headers: auth(bench) });
         const next = cycle(hot);
-        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/entity/${next()}` }), expect: [200] });
+        return timedApiLoad(bench, () => ({ path: `/api/${db(bench)}/entity/${next()}` }), [200]);
       },
     },
     {
@@ -84,7 +87,7 @@ export function scenarios(world: World): Scenario[] {
       ceiling: 'ceiling-driver-read',
       async run(bench) {
         const next = cycle(bench.ids.slice(100));
-        return httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/entity/${next()}` }), expect: [200] });
+        return timedApiLoad(bench, () => ({ path: `/api/${db(bench)}/entity/${next()}` }), [200]);
       },
     },
     {
@@ -117,14 +120,7 @@ export function scenarios(world: World): Scenario[] {
       ceiling: 'ceiling-driver-insert',
       async run(bench) {
         const nextBook = cycle(bench.books);
-        return httpLoad({
-          url: bench.base,
-          connections: bench.connections,
-          duration: bench.duration,
-          headers: auth(bench),
-          next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity`, body: JSON.stringify(reviewValues(bench, nextBook())) }),
-          expect: [201],
-        });
+        return timedApiLoad(bench, () => ({ method: 'POST', path: `/api/${db(bench)}/entity`, body: JSON.stringify(reviewValues(bench, nextBook())) }), [201]);
       },
     },
     {
@@ -132,14 +128,7 @@ export function scenarios(world: World): Scenario[] {
       title: 'POST a value to an existing entity (distinct books)',
       async run(bench) {
         const next = cycle(bench.books);
-        return httpLoad({
-          url: bench.base,
-          connections: bench.connections,
-          duration: bench.duration,
-          headers: auth(bench),
-          next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity/${next()}`, body: JSON.stringify([{ type: 'tag', string: 'benchmarked' }]) }),
-          expect: [200],
-        });
+        return timedApiLoad(bench, () => ({ method: 'POST', path: `/api/${db(bench)}/entity/${next()}`, body: JSON.stringify([{ type: 'tag', string: 'benchmarked' }]) }), [200]);
       },
     },
   ];

@@ -9,7 +9,7 @@ import { ServerProcess } from './process';
 import type { ManagedServer, StartCommon } from './types';
 
 /** Where FerretDB keeps its data: SQLite files in the stack's dir, or a PostgreSQL database. */
-export interface FerretDbHandler {
+interface FerretDbHandler {
   name: 'SQLite' | 'PostgreSQL';
   args: string[];
 }
@@ -20,7 +20,7 @@ export interface FerretDbHandler {
  * outlives the stack. FerretDB pushes `_id` lookups and more filters down to PostgreSQL, which reads
  * ten times faster than its SQLite handler at 100 000 documents: the load benchmark's full size.
  */
-export function ferretDbHandler(env: NodeJS.ProcessEnv, dataDir: string): FerretDbHandler {
+function ferretDbHandler(env: NodeJS.ProcessEnv, dataDir: string): FerretDbHandler {
   const url = env.ENTIA_FERRETDB_POSTGRESQL_URL;
   if (url) return { name: 'PostgreSQL', args: ['--handler=postgresql', `--postgresql-url=${url}`] };
   fs.mkdirSync(dataDir, { recursive: true });
