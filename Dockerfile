@@ -81,6 +81,7 @@ CMD ["node", "services/worker/dist/main.js"]
 # (`node services/api/dist/cli/create-database.js <name> --json`).
 FROM runtime AS api
 ENV PORT=3000
+# METRICS_PORT (9464, Prometheus) is deliberately not EXPOSEd: `docker run -P` would publish it.
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     Object.assign(process.env, stack.env);
   }
   const env = process.env as Record<string, string>;
-  const store = Store.open({ url: env.MONGODB_URL!, controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000 });
+  const store = Store.open({ url: env.MONGODB_URL!, controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000, reachMs: 10_000 });
   const services: Service[] = [];
   let created = false;
   try {
@@ -66,8 +66,11 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PORT: String(apiPort),
       WORKER_PORT: String(workerPort),
+      METRICS_PORT: '0',
       LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn',
       MONGODB_TIMEOUT_MS: String(options.timeoutMs),
+      // An engine busy scanning may answer the driver's heartbeat late: measured, not taken for hung.
+      DEPENDENCY_TIMEOUT_MS: '10000',
       REDIS_PREFIX: `bench${randomBytes(4).toString('hex')}`,
       // The load generator is one client: the per-client limit would be what is measured.
       RATE_LIMIT_MAX: '1000000000',

@@ -78,7 +78,7 @@ function notesFor(result: Omit<QueryResult, 'notes'>, options: BenchOptions, ind
 async function main(): Promise<void> {
   const options = readOptions();
   const startedAt = new Date();
-  const store = Store.open({ url: options.mongodbUrl, controlDb: options.controlDb, timeoutMs: 10_000 });
+  const store = Store.open({ url: options.mongodbUrl, controlDb: options.controlDb, timeoutMs: 10_000, reachMs: 10_000 });
   let dropped = false;
   let created = false;
   try {

@@ -1,7 +1,7 @@
 import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
-import { EntityCollection, newId, type DatabaseRecord, type Store } from '@entia/store';
+import { EntityCollection, EntityWriter, RedisLeases, newId, type DatabaseRecord, type Store } from '@entia/store';
 import { SchemaCache } from '@entia/derive';
-import { Generations, createRedis } from '@entia/jobs';
+import { Generations, RedisBreaker, createRedis } from '@entia/jobs';
 import { createDatabase } from '@entia/api/dist/admin/create-database';
 import { addValues, createEntity } from '@entia/api/dist/entities/write';
 import type { Deps } from '@entia/api/dist/deps';
@@ -100,10 +100,15 @@ function writeDeps(store: Store): Deps {
   const url = process.env.REDIS_URL;
   if (!url) throw new Error('REDIS_URL is required (source .stack/env)');
   const redis = createRedis(url, 'command', quiet);
-  const generations = new Generations(redis, process.env.REDIS_PREFIX ?? 'entia', 300);
+  const breaker = new RedisBreaker(redis);
+  const generations = new Generations(breaker, process.env.REDIS_PREFIX ?? 'entia', 300);
+  const leases = new RedisLeases({ run: (call) => call(redis) }, process.env.REDIS_PREFIX ?? 'entia', { ttlMs: 30_000, waitMs: 10_000 });
   return {
     store,
+    writer: new EntityWriter(store, leases),
+    leases,
     redis,
+    breaker,
     config: { MAX_STRING_LENGTH: DEFAULT_LIMITS.maxStringLength },
     jobs: { enqueue: async () => 'not-scheduled-by-the-benchmark' },
     logger: { error: quiet, warn: quiet, info: quiet, debug: quiet, trace: quiet, fatal: quiet },

@@ -25,14 +25,16 @@ export interface ClientOptions {
   now?: () => number;
 }
 
-export interface JobStatus {
-  id: string;
-  name: string;
-  state: string;
-  progress: unknown;
-  attempts: number;
-  result?: unknown;
-  failedReason?: string;
+/** Per call options. */
+export interface RequestOptions {
+  /**
+   * The `Idempotency-Key` of a POST (other methods send none). By default a fresh random key per
+   * call, the same on each of its retries and on its repeat after a token renewal. Pass your own to
+   * make a call safe to repeat beyond this call (after a restart of your process, say: the server
+   * keeps answers 24 h per person). `false` sends none: the POST is then never retried, since a
+   * lost answer may hide a stored write.
+   */
+  idempotencyKey?: string | false;
 }
 
 const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
@@ -40,8 +42,9 @@ const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Typed access to an Entia API: authenticates with a cached JWT, retries what may succeed later, and
- * nothing else. Entity operations live on the database-scoped object from `db()`.
+ * Typed access to an Entia API: authenticates with a cached JWT, retries what may succeed later (a
+ * POST only under its `Idempotency-Key`, so a lost answer never stores a write twice), and nothing
+ * else. Entity operations live on the database-scoped object from `db()`.
  */
 export class EntiaClient {
   private readonly transport: Transport;
@@ -84,36 +87,19 @@ export class EntiaClient {
 
   /**
    * One call, with the current token. A 401 means the token expired or was revoked: the key is
-   * exchanged once more and the call repeated once; a second 401 is thrown. Retries of 5xx, 429 and
-   * network failures happen below, per attempt.
+   * exchanged once more and the call repeated once (a POST with the same `Idempotency-Key`); a
+   * second 401 is thrown. Retries of 5xx, 429 and network failures happen below, per attempt, and
+   * for a POST only under an `Idempotency-Key` (see `RequestOptions`).
    */
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
     const credentials = this.credentials;
     const token = await credentials?.token();
+    const key = method.toUpperCase() !== 'POST' || options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? crypto.randomUUID());
     try {
-      return await this.transport.send<T>(method, path, body, token);
+      return await this.transport.send<T>(method, path, body, token, key);
     } catch (error) {
       if (!(error instanceof EntiaError) || error.status !== 401 || !credentials?.canRenew || token === undefined) throw error;
-      return this.transport.send<T>(method, path, body, await credentials.renew(token));
-    }
-  }
-
-  schedulePing(message: string): Promise<{ id: string }> {
-    return this.request('POST', '/api/jobs/ping', { message });
-  }
-
-  job(id: string): Promise<JobStatus> {
-    return this.request('GET', `/api/jobs/${encodeURIComponent(id)}`);
-  }
-
-  /** Polls a job until it completes or fails, or `timeoutMs` passes. */
-  async waitForJob(id: string, timeoutMs = 30_000, pollMs = 100): Promise<JobStatus> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = await this.job(id);
-      if (status.state === 'completed' || status.state === 'failed') return status;
-      if (Date.now() > deadline) throw new Error(`job ${id} still ${status.state} after ${timeoutMs} ms`);
-      await this.sleep(pollMs);
+      return this.transport.send<T>(method, path, body, await credentials.renew(token), key);
     }
   }
 }

@@ -1,7 +1,10 @@
-import type { EntiaClient } from './client';
-import { queryString } from './query';
-import type { Deleted, Entity, EntityList, EntityQuery, Value, ValueInput, WriteResult } from './types';
+import type { EntiaClient, RequestOptions } from './client';
+import { queryBody, queryString } from './query';
+import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
+
+/** Longest path `listEntities` sends as a GET, well below the server's 16 KiB for the request line and headers. */
+export const MAX_GET_PATH = 8000;
 
 /**
  * The entity and property operations of one database (`/api/{db}/…`), from `client.db(name)`. The
@@ -18,9 +21,13 @@ export class EntiaDatabase {
     this.base = `/api/${encodeURIComponent(name)}`;
   }
 
-  /** `POST /api/{db}/entity`: a new entity; `values` must include `_type`. The caller becomes its owner. */
-  createEntity(values: ValueInput[]): Promise<WriteResult> {
-    return this.client.request('POST', `${this.base}/entity`, values);
+  /**
+   * `POST /api/{db}/entity`: a new entity; `values` must include `_type`. The caller becomes its
+   * owner. Like every POST here it carries an `Idempotency-Key` (see `RequestOptions`), so a retry
+   * after a lost answer cannot create a second entity.
+   */
+  createEntity(values: ValueInput[], options?: RequestOptions): Promise<WriteResult> {
+    return this.client.request('POST', `${this.base}/entity`, values, options);
   }
 
   /** `GET /api/{db}/entity/{id}`; `props` limits the properties returned. */
@@ -30,8 +37,8 @@ export class EntiaDatabase {
   }
 
   /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
-  addValues(id: string, values: ValueInput[]): Promise<WriteResult> {
-    return this.client.request('POST', this.entityPath(id), values);
+  addValues(id: string, values: ValueInput[], options?: RequestOptions): Promise<WriteResult> {
+    return this.client.request('POST', this.entityPath(id), values, options);
   }
 
   /** `DELETE /api/{db}/entity/{id}` (owner only). */
@@ -39,14 +46,52 @@ export class EntiaDatabase {
     return this.client.request('DELETE', this.entityPath(id));
   }
 
-  /** `GET /api/{db}/entity?…`: filters, `sort`, `limit`, `skip`, `q`, `props` (see `EntityQuery`). */
+  /**
+   * `GET /api/{db}/entity?…`: filters, `sort`, `limit`, `skip`, `q`, `props` (see `EntityQuery`). A
+   * query whose URL would be longer than `MAX_GET_PATH` (an `in` of 1000 ids is 25 000 characters;
+   * the server refuses request lines over 16 KiB) is sent as `queryEntities` instead.
+   */
   listEntities(query: EntityQuery = {}): Promise<EntityList> {
-    return this.client.request('GET', `${this.base}/entity${queryString(query)}`);
+    const path = `${this.base}/entity${queryString(query)}`;
+    return path.length <= MAX_GET_PATH ? this.client.request('GET', path) : this.queryEntities(query);
+  }
+
+  /**
+   * `POST /api/{db}/entity/query`: the same query in a body, never served from the cache. A read,
+   * so it is retried like a GET: the `Idempotency-Key` every POST carries lets the client repeat it,
+   * and the server keeps no answer under it.
+   */
+  queryEntities(query: EntityQuery = {}): Promise<EntityList> {
+    return this.client.request('POST', `${this.base}/entity/query`, queryBody(query));
   }
 
   /** `POST /api/{db}/entity/{id}/aggregate`: recomputes that entity's formulas now (SPEC §7). */
-  aggregateEntity(id: string): Promise<{ entity: Entity }> {
-    return this.client.request('POST', `${this.entityPath(id)}/aggregate`);
+  aggregateEntity(id: string, options?: RequestOptions): Promise<{ entity: Entity }> {
+    return this.client.request('POST', `${this.entityPath(id)}/aggregate`, undefined, options);
+  }
+
+  /**
+   * `POST /api/{db}/aggregate`: schedules recomputing every entity of the database (owners of its
+   * database entity only); returns the job's id for `aggregation`.
+   */
+  aggregateDatabase(options?: RequestOptions): Promise<{ id: string }> {
+    return this.client.request('POST', `${this.base}/aggregate`, undefined, options);
+  }
+
+  /** `GET /api/{db}/aggregate/{id}`: state and `{done, total}` progress of a whole-database rebuild. */
+  aggregation(id: string): Promise<Aggregation> {
+    return this.client.request('GET', `${this.base}/aggregate/${encodeURIComponent(id)}`);
+  }
+
+  /** Polls `aggregation(id)` until it is completed or failed, or `timeoutMs` passes. */
+  async waitForAggregation(id: string, timeoutMs = 30_000, pollMs = 100): Promise<Aggregation> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await this.aggregation(id);
+      if (status.state === 'completed' || status.state === 'failed') return status;
+      if (Date.now() > deadline) throw new Error(`aggregation ${id} still ${status.state} after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
   }
 
   /** `GET /api/{db}/property/{id}`: one value; a file value carries a short-lived download `url`. */
@@ -72,7 +117,8 @@ export class EntiaDatabase {
 
   /**
    * A new API key for a person entity (the person themselves or its owner may do this). The plaintext
-   * is in this response only; the server keeps a hash and shows `"***"` ever after.
+   * is in this response only; the server keeps a hash and shows `"***"` ever after (a retry under the
+   * call's `Idempotency-Key` receives the same key, sealed in the server's record of the answer).
    */
   async generateApiKey(personId: string): Promise<string> {
     const result = await this.addValues(personId, [{ type: '_api_key' }]);

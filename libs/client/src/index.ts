@@ -1,12 +1,13 @@
-export { EntiaClient, type ClientOptions, type JobStatus } from './client';
-export { EntiaDatabase } from './database';
+export { EntiaClient, type ClientOptions, type RequestOptions } from './client';
+export { EntiaDatabase, MAX_GET_PATH } from './database';
 export { EntiaError, type Problem } from './errors';
 export { jwtExpiresAt } from './jwt';
 export { DEFAULT_UPLOAD_ATTEMPTS, UploadError, uploadFile, type FileUpload, type UploadApi, type UploadOptions } from './upload';
-export { DEFAULT_RETRY, backoffDelay, isRetryableStatus, type RetryPolicy } from './retry';
+export { DEFAULT_RETRY, KEY_IN_USE, backoffDelay, isRetryableStatus, mayRepeat, type RetryPolicy } from './retry';
 export {
   valuesOf,
   type Account,
+  type Aggregation,
   type AuthResult,
   type Deleted,
   type Entity,

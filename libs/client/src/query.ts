@@ -14,3 +14,14 @@ export function queryString(query: EntityQuery): string {
   }
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
+
+/**
+ * The same parameters as the body of `POST /api/{db}/entity/query`: each value as the text the
+ * query string would carry (list items joined by commas, numbers and booleans written out).
+ */
+export function queryBody(query: EntityQuery): Record<string, string> {
+  // fromEntries defines each key as its own: a key named `__proto__` stays a parameter.
+  return Object.fromEntries(
+    Object.entries(query).flatMap(([key, value]) => (value === undefined ? [] : [[key, Array.isArray(value) ? value.join(',') : String(value)]])),
+  );
+}

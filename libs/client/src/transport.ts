@@ -1,10 +1,12 @@
 import { EntiaError, type Problem } from './errors';
-import { backoffDelay, isRetryableStatus, type RetryPolicy } from './retry';
+import { backoffDelay, isRetryableStatus, mayRepeat, type RetryPolicy } from './retry';
 
 /**
  * HTTP with the interface's retry rule and nothing else: 5xx, 429 and network failures are retried
- * with backoff; any other non-2xx is an `EntiaError` at once. Knows no credentials beyond the bearer
- * it is handed, so the key exchange and ordinary calls share one retry behaviour.
+ * with backoff — a POST only when it carries an `Idempotency-Key`, sent unchanged on every attempt,
+ * so a repeat of a POST that was stored returns its first answer instead of storing it twice. Any
+ * other non-2xx is an `EntiaError` at once. Knows no credentials beyond the bearer it is handed, so
+ * the key exchange and ordinary calls share one retry behaviour.
  */
 export class Transport {
   constructor(
@@ -13,12 +15,14 @@ export class Transport {
     private readonly sleep: (ms: number) => Promise<void>,
   ) {}
 
-  async send<T>(method: string, path: string, body: unknown, bearer: string | undefined): Promise<T> {
+  async send<T>(method: string, path: string, body: unknown, bearer: string | undefined, idempotencyKey?: string): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
+    if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
+    const repeatable = mayRepeat(method, idempotencyKey);
     for (let attempt = 1; ; attempt++) {
-      const last = attempt >= this.retry.attempts;
+      const last = attempt >= this.retry.attempts || !repeatable;
       let response: Response;
       try {
         response = await fetch(`${this.baseUrl}${path}`, {
@@ -32,8 +36,8 @@ export class Transport {
         continue;
       }
       if (response.ok) return (await readJson(response)) as T;
-      if (last || !isRetryableStatus(response.status)) throw await toError(response);
-      await response.body?.cancel();
+      const error = await toError(response);
+      if (last || !isRetryableStatus(response.status, error.problem?.type)) throw error;
       await this.sleep(retryAfterMs(response) ?? backoffDelay(attempt, this.retry));
     }
   }

@@ -66,6 +66,17 @@ export interface Deleted {
   deleted: true;
 }
 
+/** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
+export interface Aggregation {
+  id: string;
+  /** waiting, active, delayed, completed or failed. */
+  state: string;
+  progress: { done: number; total: number };
+  /** Once completed: how many entities were recomputed. */
+  result?: { entities: number };
+  failedReason?: string;
+}
+
 /**
  * Query of `GET /api/{db}/entity`: filters such as `'name.string.regex': '/^a/i'` and the parameters
  * `sort`, `limit`, `skip`, `q`, `props`. Arrays become comma lists (`in`, `sort`, `props`); `undefined`

@@ -110,7 +110,9 @@ export async function uploadFile(api: UploadApi, entityId: string, file: FileUpl
 
   for (let attempt = 1; ; attempt++) {
     const written = await api.addValues(entityId, [input]);
-    const value = written.properties?.[type]?.find((v) => v.upload !== undefined);
+    // An own-property check: a property named `constructor` must not find Object's.
+    const values = written.properties && Object.hasOwn(written.properties, type) ? written.properties[type] : undefined;
+    const value = Array.isArray(values) ? values.find((v) => v.upload !== undefined) : undefined;
     if (!value?.upload) throw new Error(`the API answered without an upload for the file value of "${type}"`);
     const { upload, ...created } = value;
 

@@ -133,6 +133,10 @@ describe('EntiaClient authentication against a real HTTP peer', () => {
     const [fresh] = valid;
     expect(bearers('/y')).toEqual([`Bearer ${revoked}`, `Bearer ${fresh}`]);
     expect(peer.to('/y').map((s) => s.body)).toEqual([{ a: 1 }, { a: 1 }]);
+    // The repeat is the same call: it carries the same Idempotency-Key.
+    const [firstKey, secondKey] = peer.to('/y').map((s) => s.idempotencyKey);
+    expect(firstKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(secondKey).toBe(firstKey);
     // The renewed token is then reused.
     await c.request('GET', '/z');
     expect(peer.to('/api/auth')).toHaveLength(2);

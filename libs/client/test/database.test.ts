@@ -1,4 +1,4 @@
-import { EntiaClient, EntiaError, valuesOf, type Entity, type Value } from '@entia/client';
+import { EntiaClient, EntiaError, MAX_GET_PATH, valuesOf, type Entity, type Value } from '@entia/client';
 import { Peer, jwt, problem } from './support/peer';
 
 const ID = '65f0a1b2c3d4e5f6a7b8c9d0';
@@ -133,6 +133,35 @@ describe('EntiaDatabase helpers against a real HTTP peer', () => {
   it('listEntities without a query sends none', async () => {
     await client.db().listEntities();
     expect(call().url).toBe('/api/acme/entity');
+  });
+
+  it('queryEntities POSTs the same parameters to /api/{db}/entity/query as strings', async () => {
+    const body = { entities: [{ _id: ID }], count: 1, limit: 10, skip: 0 };
+    reply = { status: 200, body };
+    const query = { 'tag.string.in': ['a b', 'c&d'], 'age.number.gte': 18, 'active.boolean': true, sort: ['-age.number', 'name.string'], limit: 10, q: undefined };
+    await expect(client.db().queryEntities(query)).resolves.toEqual(body);
+    expect(call()).toMatchObject({
+      method: 'POST',
+      url: '/api/acme/entity/query',
+      contentType: 'application/json',
+      body: { 'tag.string.in': 'a b,c&d', 'age.number.gte': '18', 'active.boolean': 'true', sort: '-age.number,name.string', limit: '10' },
+    });
+  });
+
+  it(`listEntities sends a query whose URL would pass ${MAX_GET_PATH} characters as POST /entity/query`, async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => i.toString(16).padStart(24, '0'));
+    await client.db().listEntities({ '_type.reference.in': ids, limit: 5 });
+    expect(call()).toMatchObject({ method: 'POST', url: '/api/acme/entity/query', body: { '_type.reference.in': ids.join(','), limit: '5' } });
+  });
+
+  it('queryEntities is a read: a 503 is retried', async () => {
+    let answers = 0;
+    peer.answer = (request) => {
+      if (request.path === '/api/auth') return { status: 200, body: { accounts: [], token } };
+      return answers++ === 0 ? { status: 503, body: problem(503, 'busy') } : { status: 200, body: { entities: [], count: 0, limit: 100, skip: 0 } };
+    };
+    await expect(client.db().queryEntities({ 'name.string': 'x' })).resolves.toMatchObject({ count: 0 });
+    expect(answers).toBe(2);
   });
 
   it('generateApiKey POSTs [{type: "_api_key"}] to the person and returns the plaintext key', async () => {

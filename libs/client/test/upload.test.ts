@@ -285,4 +285,10 @@ describe('EntiaDatabase.uploadFile against a real HTTP peer (API + storage)', ()
     await expect(client.db().uploadFile(ENTITY, file(randomBytes(10)))).rejects.toThrow(/without an upload/);
     expect(peer.puts()).toHaveLength(0);
   });
+
+  it.each(['constructor', 'toString'])('an answer without the property %s is that error too, not a TypeError from Object.prototype', async (type) => {
+    peer.creation = () => ({ status: 200, body: JSON.stringify({ _id: ENTITY, properties: {} }) });
+    await expect(client.db().uploadFile(ENTITY, { ...file(randomBytes(10)), type })).rejects.toThrow(/without an upload/);
+    expect(peer.puts()).toHaveLength(0);
+  });
 });

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
+import { parseCorsOrigins } from './cors';
 import { ConfigSchema, type Config } from './schema';
 
 /** Thrown when the environment does not describe a runnable service; the message is one line. */
@@ -22,8 +23,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (value !== undefined && value !== '') raw[name] = value;
   }
   const candidate: Record<string, unknown> = { ...raw };
-  if (validate(candidate)) return candidate;
-  throw new ConfigError(`invalid configuration: ${problems(validate.errors ?? [], raw).join('; ')}`);
+  const valid = validate(candidate);
+  const found = valid ? [] : problems(validate.errors ?? [], raw);
+  const cors = corsProblem(candidate, raw);
+  if (cors) found.push(cors);
+  if (valid && !cors) return candidate;
+  throw new ConfigError(`invalid configuration: ${found.join('; ')}`);
+}
+
+/**
+ * CORS_ORIGINS beyond its type: each origin must be one a browser can send. Unset, it is `*` in
+ * development (a page on another local port just works) and `none` otherwise (the schema default).
+ */
+function corsProblem(candidate: Record<string, unknown>, raw: Record<string, string>): string | undefined {
+  if (raw.CORS_ORIGINS === undefined && candidate.NODE_ENV === 'development') candidate.CORS_ORIGINS = '*';
+  if (typeof candidate.CORS_ORIGINS !== 'string') return undefined;
+  try {
+    parseCorsOrigins(candidate.CORS_ORIGINS);
+    return undefined;
+  } catch (error) {
+    return `CORS_ORIGINS ${(error as Error).message}`;
+  }
 }
 
 /** One message per offending variable (a union alone yields an error for each of its members). */

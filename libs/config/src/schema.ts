@@ -9,8 +9,14 @@ export const ConfigSchema = Type.Object({
     default: 'development',
     description: 'Runtime mode.',
   }),
-  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Interface the API listens on.' }),
+  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Interface the API (and its metrics, and the worker\'s health endpoint) listens on.' }),
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'API port (0 = any free port).' }),
+  METRICS_PORT: Type.Integer({
+    default: 9464,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the API\'s Prometheus /metrics, apart from PORT so that it is never routed to the public (0 = any free port).',
+  }),
   WORKER_PORT: Type.Integer({
     default: 3001,
     minimum: 0,
@@ -34,7 +40,14 @@ export const ConfigSchema = Type.Object({
     default: 5000,
     minimum: 100,
     maximum: 600000,
-    description: 'How long to wait for MongoDB to be reachable: an outage fails requests after this long, never hangs them.',
+    description: 'Time limit (maxTimeMS) of every query; one that runs out is answered 503. Reachability is DEPENDENCY_TIMEOUT_MS.',
+  }),
+  DEPENDENCY_TIMEOUT_MS: Type.Integer({
+    default: 1000,
+    minimum: 100,
+    maximum: 60000,
+    description:
+      'How long MongoDB, Redis or object storage may take to connect, to be found, or to answer a Redis command or a storage request before it counts as unreachable and the request is answered 503.',
   }),
   JWT_SECRET: Type.String({
     minLength: 32,
@@ -98,11 +111,24 @@ export const ConfigSchema = Type.Object({
     maximum: 104857600,
     description: 'Largest accepted request body; larger is 413.',
   }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    default: 30000,
+    minimum: 1000,
+    maximum: 600000,
+    description:
+      'A request whose headers and body have not all arrived this long after it began is answered 408 and its connection closed (within a second of it); headers alone get 10 s, or this, if shorter.',
+  }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60000, minimum: 1000, description: 'Rate-limit window.' }),
   RATE_LIMIT_MAX: Type.Integer({
     default: 1200,
     minimum: 1,
-    description: 'Requests one client (IP, later API key) may make per window; more is 429.',
+    description: 'Requests one client (a signed-in person, else an IP) may make per window; more is 429.',
+  }),
+  CORS_ORIGINS: Type.String({
+    default: 'none',
+    minLength: 1,
+    description:
+      'Browser origins allowed to call the API (CORS): comma-separated origins such as https://app.example.com, * for any, none for no browser access. Unset: * when NODE_ENV is development, else none.',
   }),
   TRUST_PROXY_HOPS: Type.Integer({
     default: 0,
@@ -116,11 +142,29 @@ export const ConfigSchema = Type.Object({
     maximum: 60000,
     description: 'Time each dependency gets to answer a /readyz probe.',
   }),
+  WRITE_WAIT_MS: Type.Integer({
+    default: 10000,
+    minimum: 0,
+    maximum: 120000,
+    description: 'How long a write waits for its turn while others write the same entity; beyond it the answer is 409 with Retry-After.',
+  }),
+  WRITE_LEASE_MS: Type.Integer({
+    default: 5000,
+    minimum: 1000,
+    maximum: 600000,
+    description: 'How long an entity\'s write lease in Redis outlives a holder that died (it is renewed while held): the entity is writable again after this.',
+  }),
+  SWEEP_INTERVAL_MS: Type.Integer({
+    default: 10000,
+    minimum: 500,
+    maximum: 600000,
+    description: 'How often the worker settles entities whose derived data a lost or failed job left pending (marks older than this).',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     default: 15000,
     minimum: 0,
     maximum: 600000,
-    description: 'Grace period for in-flight requests and jobs on SIGTERM.',
+    description: 'Grace period on SIGTERM: requests in flight (API) and running jobs (worker) finish within it; the process has exited by then (code 1 if it cut them short).',
   }),
 });
 

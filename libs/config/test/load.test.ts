@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@entia/config';
+import { ConfigError, loadConfig, parseCorsOrigins } from '@entia/config';
 
 const required = {
   MONGODB_URL: 'mongodb://127.0.0.1:27017',
@@ -55,6 +55,42 @@ describe('loadConfig', () => {
     const message = failure({ ...required, [name]: value });
     expect(message).toMatch(expected);
     expect(message).not.toContain('\n');
+  });
+
+  describe('CORS_ORIGINS', () => {
+    it('defaults to every origin in development and to none elsewhere', () => {
+      expect(loadConfig(required).CORS_ORIGINS).toBe('*');
+      expect(loadConfig({ ...required, NODE_ENV: 'development' }).CORS_ORIGINS).toBe('*');
+      expect(loadConfig({ ...required, NODE_ENV: 'production' }).CORS_ORIGINS).toBe('none');
+      expect(loadConfig({ ...required, NODE_ENV: 'test' }).CORS_ORIGINS).toBe('none');
+    });
+
+    it('takes origins, * or none as given', () => {
+      const origins = 'https://app.example.com, http://127.0.0.1:8080';
+      expect(parseCorsOrigins(loadConfig({ ...required, NODE_ENV: 'production', CORS_ORIGINS: origins }).CORS_ORIGINS)).toEqual([
+        'https://app.example.com',
+        'http://127.0.0.1:8080',
+      ]);
+      expect(parseCorsOrigins(loadConfig({ ...required, NODE_ENV: 'production', CORS_ORIGINS: '*' }).CORS_ORIGINS)).toBe('*');
+      expect(parseCorsOrigins(loadConfig({ ...required, CORS_ORIGINS: 'none' }).CORS_ORIGINS)).toEqual([]);
+    });
+
+    it.each([
+      'app.example.com',
+      'https://app.example.com/',
+      'https://App.example.com',
+      'https://app.example.com/path',
+      'https://app.example.com:443',
+      'ftp://files.example.com',
+      'https://a.example.com,,https://b.example.com',
+      '*,https://app.example.com',
+      'null',
+    ])('refuses %j with one line naming CORS_ORIGINS and the bad origin', (value) => {
+      const message = failure({ ...required, CORS_ORIGINS: value, PORT: 'x' });
+      expect(message).not.toContain('\n');
+      expect(message).toMatch(/CORS_ORIGINS has ".*", which is not an origin/);
+      expect(message).toContain('PORT must be integer'); // reported with the others, not instead of them
+    });
   });
 
   it('never echoes a secret', () => {

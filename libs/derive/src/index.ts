@@ -1,5 +1,4 @@
-export type { DeriveDeps } from './deps';
+export type { DeriveDeps, FailureLog } from './deps';
 export { SchemaCache, typeNameOf, type Schema } from './schema';
-export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, needsOwnRefresh, scheduleRefresh } from './schedule';
-export { refreshEntity, type Refreshed } from './refresh';
-export { describeChange } from './change';
+export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, needsOwnRefresh, needsSettling, scheduleSettle } from './schedule';
+export { settleEntity, type Settled } from './settle';

@@ -1,11 +1,10 @@
-import { dependentsOf, formulasOf } from '@entia/domain';
-import type { EntityChanged } from '@entia/jobs';
+import { dependentsOf, formulasOf, type Dependents, type EntityChanged } from '@entia/domain';
 import type { Schema } from './schema';
 import type { DeriveDeps } from './deps';
 
 /**
- * How long a refresh waits before it runs: writes arriving meanwhile (a burst to 1000 children of
- * one parent) join the waiting job instead of adding one each.
+ * How long a settle job waits before it runs: writes arriving meanwhile (a burst to 1000 children
+ * of one parent) join the waiting job instead of adding one each.
  */
 export const COALESCE_MS = 250;
 
@@ -13,32 +12,40 @@ export const COALESCE_MS = 250;
 export const MAX_CASCADE_DEPTH = 40;
 
 /**
- * Schedules the recomputation of entities, at most one waiting job per entity: adding one that is
- * already waiting adds nothing, and one added while it runs runs once more afterwards (it may have
- * read the data before this change). False when the cascade is too deep and nothing was scheduled.
+ * Asks the worker to settle entities soon, at most one waiting job per entity: adding one that is
+ * already waiting adds nothing, and one added while it runs runs once more afterwards. Only a fast
+ * path: the entities are marked pending in the database, and the worker's sweep settles them even
+ * if this never reaches Redis. So a failure is logged, never thrown.
  */
-export async function scheduleRefresh(deps: Pick<DeriveDeps, 'jobs'>, db: string, ids: Iterable<string>, depth: number): Promise<boolean> {
-  if (depth > MAX_CASCADE_DEPTH) return false;
-  for (const entity of new Set(ids)) {
-    await deps.jobs.enqueue('refresh', { db, entity, depth }, undefined, {
-      delay: COALESCE_MS,
-      deduplication: { id: `refresh:${db}:${entity}`, keepLastIfActive: true },
-    });
+export async function scheduleSettle(deps: Pick<DeriveDeps, 'jobs' | 'logger'>, db: string, ids: Iterable<string>, depth: number): Promise<void> {
+  try {
+    for (const entity of new Set(ids)) {
+      await deps.jobs.enqueue('settle', { db, entity, depth }, undefined, {
+        delay: COALESCE_MS,
+        deduplication: { id: `settle:${db}:${entity}`, keepLastIfActive: true },
+      });
+    }
+  } catch (err) {
+    deps.logger.error({ err, db }, 'could not queue settle jobs; the sweep will settle the entities');
   }
-  return true;
+}
+
+/** Which relations of a changed entity read the change, by the database's formulas. */
+function readersOf(schema: Schema, change: EntityChanged): Dependents {
+  return dependentsOf(schema.paths, {
+    typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
+    properties: change.event === 'updated' ? new Set(change.properties) : 'all',
+    references: change.references,
+  });
 }
 
 /**
  * After an entity changed: the entities whose formulas, labels or inherited rights read what
  * changed (SPEC §9), as far as the database's formulas can see it. Returns their ids.
  */
-export async function dependentIds(deps: Pick<DeriveDeps, 'store'>, schema: Schema, change: EntityChanged): Promise<Set<string>> {
-  const dependents = dependentsOf(schema.paths, {
-    typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
-    properties: change.event === 'updated' ? new Set(change.properties) : 'all',
-    references: change.references,
-  });
-  const entities = deps.store.entities(change.db);
+export async function dependentIds(deps: Pick<DeriveDeps, 'store'>, schema: Schema, db: string, change: EntityChanged): Promise<Set<string>> {
+  const dependents = readersOf(schema, change);
+  const entities = deps.store.entities(db);
   const ids = new Set<string>();
   if (dependents.parents) change.parents.forEach((id) => ids.add(id));
   if (dependents.referenced) change.referenced.forEach((id) => ids.add(id));
@@ -52,13 +59,28 @@ export async function dependentIds(deps: Pick<DeriveDeps, 'store'>, schema: Sche
 
 /**
  * Whether a written entity needs a recomputation of its own: when its type has formulas reading
- * other entities, or its inherited rights may have changed. Its labels need none: the write
- * labelled every reference it stored.
+ * other entities, its inherited rights may have changed, or its owners did. Otherwise its labels
+ * need none: the write labelled every reference it stored.
  */
 export function needsOwnRefresh(schema: Schema, change: EntityChanged): boolean {
   if (change.event === 'deleted') return false;
   // Turned off, inherited rights must go; on, they follow the parents.
   if (change.properties.includes('_inheritrights')) return true;
   if (change.inherits && change.properties.includes('_parent')) return true;
+  // Its owners decide which labels it may show of the entities it references (issue 14). A new
+  // entity's write labelled all of them for its first owners.
+  if (change.event === 'updated' && change.properties.includes('_owner')) return true;
   return formulasOf(schema.definitionsOf(change.type)).some((formula) => formula.paths.length > 0);
+}
+
+/**
+ * Whether a change needs the worker at all: someone may read it (decided from the schema alone,
+ * without looking for the readers), or the entity must be recomputed itself. A deletion always
+ * does: references to the entity must go.
+ */
+export function needsSettling(schema: Schema, change: EntityChanged): boolean {
+  if (change.event === 'deleted' || needsOwnRefresh(schema, change)) return true;
+  const dependents = readersOf(schema, change);
+  if (dependents.parents || dependents.referenced) return true;
+  return change.event === 'updated' && (dependents.referrers || dependents.children);
 }

@@ -5,6 +5,30 @@ export interface FieldError {
   message: string;
 }
 
+/** An error answer shows at most this many field errors; the others are only counted. */
+export const MAX_FIELD_ERRORS = 20;
+/** Longest parameter name, pointer or message an error answer shows, in characters. */
+export const MAX_ERROR_TEXT = 300;
+
+/** `text` cut to `max` characters (the last one an ellipsis), so no input is echoed at length. */
+export function clipText(text: string, max = MAX_ERROR_TEXT): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The field errors an answer shows: the first `MAX_FIELD_ERRORS`, each text clipped, and how many
+ * were left out. A body of 100 000 `{}` items would otherwise be answered with 100 000 errors, a
+ * response 24 times the size of the request.
+ */
+export function boundedErrors(errors: readonly FieldError[]): { shown: FieldError[]; omitted: number } {
+  const shown = errors.slice(0, MAX_FIELD_ERRORS).map((error) => ({
+    ...(error.parameter === undefined ? {} : { parameter: clipText(error.parameter) }),
+    ...(error.pointer === undefined ? {} : { pointer: clipText(error.pointer) }),
+    message: clipText(error.message),
+  }));
+  return { shown, omitted: errors.length - shown.length };
+}
+
 export type DomainErrorKind = 'invalid' | 'forbidden' | 'not-found' | 'conflict';
 
 /**

@@ -2,8 +2,16 @@
 
 const DATABASE_NAME = /^[a-z][a-z0-9_]{2,62}$/;
 // MongoDB's own databases, and path segments the API uses beside /api/{db} (/api/auth, /api/jobs).
-const RESERVED_DATABASES = new Set(['admin', 'local', 'config', 'auth', 'jobs']);
+const RESERVED = ['admin', 'local', 'config', 'auth', 'jobs'];
+const RESERVED_DATABASES = new Set(RESERVED);
 const OBJECT_ID = /^[0-9a-f]{24}$/;
+
+/**
+ * The same rules as patterns for a schema (the API's path parameters): a database name minus the
+ * reserved ones (the service's own control database is configuration, so it is not in here).
+ */
+export const DATABASE_NAME_PATTERN = `^(?!(${RESERVED.join('|')})$)${DATABASE_NAME.source.slice(1)}`;
+export const OBJECT_ID_PATTERN = OBJECT_ID.source;
 const PROPERTY_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** A tenant database name: the pattern, minus reserved names and the service's control database. */

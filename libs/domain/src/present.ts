@@ -1,9 +1,13 @@
+import { SECRET_SHOWN, isSecretProperty } from './definitions/system';
 import { newProperties, type Entity } from './entity';
 import type { Value } from './values/types';
 
-/** A value as clients see it: API keys are never shown again after they are generated. */
+/**
+ * A value as clients see it: secret values (API key hashes) are never shown again after they are
+ * generated, whoever reads them and however (entity, list, `props`, property by id, `/aggregate`).
+ */
 export function presentValue(value: Value): Value {
-  return value.type === '_api_key' ? { ...value, string: '***' } : value;
+  return isSecretProperty(value.type) ? { ...value, string: SECRET_SHOWN } : value;
 }
 
 /**

@@ -40,6 +40,19 @@ export function canRead(properties: Properties, caller: Caller): boolean {
 }
 
 /**
+ * Whether values of `source` may be copied into `holder` — as a reference label or a formula term
+ * (issue 14): some `_owner` of the holder (inherited owners included) may read the source, or
+ * anyone may (public). The owners decide who else reads the holder, so what it shows of others is
+ * what they could copy by hand; a holder left without owners copies only public values.
+ */
+export function ownersCanRead(holder: Properties, source: Properties): boolean {
+  return canRead(source, {}) || referencesOf(holder, '_owner').some((personId) => canRead(source, { personId }));
+}
+
+/** The properties whose values decide who may read an entity (`canRead`, `readAccess`). */
+export const READ_ACCESS_PROPERTIES = [...RIGHT_PROPERTIES, '_sharing'] as const;
+
+/**
  * The access list stored on the entity document, which every read is filtered by: the persons
  * holding any right, plus `domain` or `public` by `_sharing`. It must always say what `canRead` says.
  */

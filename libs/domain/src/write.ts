@@ -2,6 +2,7 @@ import { newProperties, type Entity, type Properties } from './entity';
 import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
+import { MAX_API_KEYS } from './keys';
 import { hasRight, type Caller } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
 import { VALUE_FIELDS, type Value, type ValueData, type ValueField } from './values/types';
@@ -79,6 +80,7 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
       if (item._id !== undefined) return fail('an API key cannot be overwritten: delete it and generate a new one', '_id');
       const given = ([...VALUE_FIELDS, 'language'] as const).filter((f) => item[f] !== undefined);
       if (given.length > 0) return fail('post {"type": "_api_key"} without a value: the server generates the key', given[0]);
+      if ((properties._api_key?.length ?? 0) >= MAX_API_KEYS) return fail(`a person holds at most ${MAX_API_KEYS} API keys: delete one first`);
       const key = ctx.newApiKey();
       const valueId = ctx.newId();
       const stored: Value = { _id: valueId, type: '_api_key', string: key.hash, created: { at: ctx.now, by: ctx.caller.personId } };

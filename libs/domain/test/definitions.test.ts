@@ -1,14 +1,16 @@
 import {
+  MAX_FORMULAS_PER_TYPE,
   SYSTEM_DEFINITIONS,
   VALUE_TYPES,
   checkDefinition,
+  checkSiblings,
   definitionFrom,
   definitionOf,
   isSystemProperty,
   type Properties,
   type Value,
 } from '@entia/domain';
-import { def, val } from './fixtures';
+import { def, hexId, val } from './fixtures';
 
 /** A property entity's own properties, from plain fields (strings and booleans). */
 function definitionEntity(fields: Record<string, string | boolean>): Properties {
@@ -144,5 +146,31 @@ describe('system definitions', () => {
     expect(definitionOf('_owner', own)).toBe(SYSTEM_DEFINITIONS.get('_owner'));
     expect(definitionOf('colour', own)).toBeUndefined();
     expect(definitionOf('_colour', own)).toBeUndefined();
+  });
+});
+
+describe('checkSiblings: a definition among the others of its type', () => {
+  const entity = (id: number, fields: Record<string, string | boolean>) => ({ _id: hexId(id), properties: definitionEntity(fields) });
+  const formulas = (count: number, from = 100) =>
+    Array.from({ length: count }, (_, i) => entity(from + i, { name: `f${i}`, type: 'number', formula: `${i}` }));
+
+  it.each<[string, ReturnType<typeof entity>, ReturnType<typeof entity>[], string[]]>([
+    ['a new name beside others', entity(1, { name: 'title', type: 'string' }), [entity(2, { name: 'pages', type: 'number' })], []],
+    ['a name taken by another', entity(1, { name: 'title', type: 'string' }), [entity(2, { name: 'title', type: 'number' })], ['the type already defines "title"']],
+    ['itself among the siblings (a rewrite)', entity(1, { name: 'title', type: 'string' }), [entity(1, { name: 'title', type: 'string' })], []],
+    ['names differing in case', entity(1, { name: 'Title', type: 'string' }), [entity(2, { name: 'title', type: 'string' })], []],
+    ['a prototype-member name beside nothing', entity(1, { name: 'constructor', type: 'string' }), [], []],
+    ['a formula with room left', entity(1, { name: 'x', type: 'number', formula: '1' }), formulas(MAX_FORMULAS_PER_TYPE - 1), []],
+    [
+      'a formula past the limit',
+      entity(1, { name: 'x', type: 'number', formula: '1' }),
+      formulas(MAX_FORMULAS_PER_TYPE),
+      [`a type has at most ${MAX_FORMULAS_PER_TYPE} formulas, and this one has ${MAX_FORMULAS_PER_TYPE} already`],
+    ],
+    ['one of the formulas rewritten at the limit', formulas(MAX_FORMULAS_PER_TYPE)[0]!, formulas(MAX_FORMULAS_PER_TYPE), []],
+    ['a definition without a formula at the limit', entity(1, { name: 'x', type: 'number' }), formulas(MAX_FORMULAS_PER_TYPE), []],
+    ['over the limit already (written before it), no formula', entity(1, { name: 'x', type: 'number' }), formulas(MAX_FORMULAS_PER_TYPE + 5), []],
+  ])('%s', (_name, definition, siblings, messages) => {
+    expect(checkSiblings(definition, siblings).map((error) => error.message)).toEqual(messages);
   });
 });

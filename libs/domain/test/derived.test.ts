@@ -28,9 +28,11 @@ describe('reference labels', () => {
       customer: [val('customer', { reference: A }), val('customer', { reference: B, string: 'Old name' })],
       _owner: [val('_owner', { reference: OWNER, string: 'Ann' })],
     });
+    // Readable by the holder's owners (domain-shared): see derived-rights.test.ts for the others.
+    const domain = [val('_sharing', { string: 'domain' })];
     const targets = new Map([
-      [A, props({ name: [val('name', { string: 'Acme' })] })],
-      [B, props({ name: [val('name', { string: 'Bolt Ltd' })] })],
+      [A, props({ name: [val('name', { string: 'Acme' })], _sharing: domain })],
+      [B, props({ name: [val('name', { string: 'Bolt Ltd' })], _sharing: domain })],
       [OWNER, props({})],
     ]);
     const { properties: labelled, changed } = labelReferences(properties, targets);

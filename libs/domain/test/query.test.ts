@@ -370,6 +370,23 @@ describe('parseListQuery: a parameter given twice is refused', () => {
     expectRefused(rawQueryOf('title.string=a&title.string=b'), 'title.string');
     expectRefused(rawQueryOf('title.string=a&title.string=a'), 'title.string');
   });
+
+  // Keys that are Object.prototype members: each is its own parameter, given once.
+  it.each([
+    ['constructor=x', { constructor: 'x' }],
+    ['__proto__=x', { ['__proto__']: 'x' }],
+    ['toString=a&valueOf=b&hasOwnProperty=c', { toString: 'a', valueOf: 'b', hasOwnProperty: 'c' }],
+    ['constructor.string=a&constructor.string=b', { 'constructor.string': ['a', 'b'] }],
+  ])('rawQueryOf(%j) keeps prototype-named keys as given', (text, expected) => {
+    const raw = rawQueryOf(text);
+    expect(Object.keys(raw).sort()).toEqual(Object.keys(expected).sort());
+    for (const [key, value] of Object.entries(expected)) expect(raw[key]).toEqual(value);
+  });
+
+  it('filters on properties named constructor, toString, hasOwnProperty and valueOf', () => {
+    const query = parseListQuery(rawQueryOf('constructor.string=a&toString.string.ne=b&hasOwnProperty.number.gt=1&valueOf.boolean=true'));
+    expect(query.filters.map((filter) => filter.property)).toEqual(['constructor', 'toString', 'hasOwnProperty', 'valueOf']);
+  });
 });
 
 describe('parseListQuery: sort', () => {
@@ -639,6 +656,9 @@ describe('parseReferenceQuery and checkDefinition (SPEC §5)', () => {
     ['kind.number=abc', 'kind.number'],
     ['_type.reference=abc', '_type.reference'],
     ['kind.string=a&kind.string=b', 'kind.string'],
+    ['__proto__=x', '__proto__'],
+    ['constructor=x', 'constructor'],
+    ['__proto__.string=x', '__proto__.string'],
   ])('%s is refused, naming %s', (text, parameter) => {
     const error = refusal(() => parseReferenceQuery(text));
     expect(error.kind).toBe('invalid');

@@ -1,4 +1,4 @@
-import { applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
+import { MAX_API_KEYS, applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
 import {
   EDITOR,
   ENTITY,
@@ -385,5 +385,26 @@ describe('applyWrite: API keys', () => {
 
   it('the person themselves cannot overwrite their key either', () => {
     expect(pointers(() => update(PERSON, [{ type: '_api_key', _id: KEY }], person(), asPerson))).toEqual(['/0/_id']);
+  });
+
+  // Issue 14: a person may not mint credentials without end.
+  it.each<[string, number, number, string[]]>([
+    ['up to the maximum in one write', 1, MAX_API_KEYS - 1, []],
+    ['one past it', 1, MAX_API_KEYS, [`/${MAX_API_KEYS - 1}/type`]],
+    ['any at all once full', MAX_API_KEYS, 1, ['/0/type']],
+    ['several past it, each named', MAX_API_KEYS - 1, 3, ['/1/type', '/2/type']],
+  ])('holds at most MAX_API_KEYS keys: %s', (_, held, asked, refused) => {
+    const keys = Array.from({ length: held }, (_, i) => val('_api_key', { string: `stored-${i}` }));
+    const holder = existing({ owner: [OWNER], extra: { _api_key: keys } }, PERSON);
+    const items: ValueInput[] = Array.from({ length: asked }, () => ({ type: '_api_key' }));
+    for (const personId of [OWNER, PERSON]) {
+      if (refused.length === 0) expect(update(personId, items, holder, asPerson).properties._api_key).toHaveLength(held + asked);
+      else expect(pointers(() => update(personId, items, holder, asPerson))).toEqual(refused);
+    }
+  });
+
+  it('holds at most MAX_API_KEYS keys when a person is created too', () => {
+    const items: ValueInput[] = [{ type: '_type', reference: TYPE }, ...Array.from({ length: MAX_API_KEYS + 1 }, () => ({ type: '_api_key' }))];
+    expect(pointers(() => create(OWNER, items, asPerson))).toEqual([`/${MAX_API_KEYS + 1}/type`]);
   });
 });

@@ -1,2 +1,2 @@
 export { objectKey } from './keys';
-export { ObjectStore, dispositionOf, type FileMeta, type ObjectStoreOptions, type S3Settings, type UploadTarget } from './object-store';
+export { ObjectStore, StorageUnavailableError, dispositionOf, type BrowserOrigins, type BucketSetup, type FileMeta, type ObjectStoreOptions, type S3Settings, type UploadTarget } from './object-store';

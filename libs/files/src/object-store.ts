@@ -4,6 +4,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -17,6 +18,26 @@ export interface ObjectStoreOptions {
   secretKey: string;
   bucket: string;
   region: string;
+  /** How long one call to storage may take, retries included, before storage counts as unreachable. */
+  timeoutMs: number;
+}
+
+/** Object storage could not be reached, did not answer in time, or answered with a server error. */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+}
+
+// Socket-level failures: storage is not there (or the connection to it broke).
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Whether a failed S3 call means storage is away, as opposed to a request it refused (403, 404, …). */
+function unreachable(error: unknown): boolean {
+  if (error instanceof S3ServiceException) return (error.$metadata.httpStatusCode ?? 0) >= 500;
+  // Read by shape, not `instanceof Error`: socket errors are made by Node's core, in another realm than a test's.
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  // TimeoutError: connectionTimeout or requestTimeout (throwOnRequestTimeout); AbortError: the call's own bound.
+  if (name === 'TimeoutError' || name === 'AbortError') return true;
+  return typeof code === 'string' && NETWORK_CODES.has(code);
 }
 
 export interface FileMeta {
@@ -40,6 +61,16 @@ export function dispositionOf(filename: string, type: 'attachment' | 'inline' = 
   return contentDisposition(filename, { type });
 }
 
+/** Origins of the pages that may upload and download with signed URLs: every one, or exactly these. */
+export type BrowserOrigins = '*' | readonly string[];
+
+/** What `ensureBucket` did: whether it made the bucket, and what became of its CORS rule. */
+export interface BucketSetup {
+  created: boolean;
+  /** `unsupported`: the store has no per-bucket CORS (MinIO); `none`: no origin to allow. */
+  cors: 'set' | 'unsupported' | 'none' | 'untouched';
+}
+
 /** The environment settings an object store is made from (a slice of the service configuration). */
 export interface S3Settings {
   S3_ENDPOINT: string;
@@ -47,6 +78,7 @@ export interface S3Settings {
   S3_SECRET_KEY: string;
   S3_BUCKET: string;
   S3_REGION: string;
+  DEPENDENCY_TIMEOUT_MS: number;
 }
 
 /** The S3-compatible bucket holding file values; nothing else in Entia talks to S3. */
@@ -60,6 +92,7 @@ export class ObjectStore {
       secretKey: settings.S3_SECRET_KEY,
       bucket: settings.S3_BUCKET,
       region: settings.S3_REGION,
+      timeoutMs: settings.DEPENDENCY_TIMEOUT_MS,
     });
   }
 
@@ -73,21 +106,67 @@ export class ObjectStore {
       // Presigned PUTs carry no body to checksum; the SDK's default would sign a checksum of nothing.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { connectionTimeout: 2000, requestTimeout: 10_000 },
+      // Every attempt is bounded (the handler only warns on requestTimeout unless told to throw),
+      // and `guard` bounds a whole call: a dead or hung storage is an error, never a wait.
+      requestHandler: { connectionTimeout: options.timeoutMs, requestTimeout: options.timeoutMs, throwOnRequestTimeout: true },
     });
+  }
+
+  /**
+   * Runs one call to storage within `timeoutMs`, retries included (a quick failure such as a stale
+   * keep-alive socket may still be retried once inside it), and turns "storage is away" into
+   * `StorageUnavailableError`.
+   */
+  private async guard<T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> {
+    try {
+      return await call({ abortSignal: AbortSignal.timeout(this.options.timeoutMs) });
+    } catch (error) {
+      if (unreachable(error)) throw new StorageUnavailableError('object storage did not answer', { cause: error });
+      throw error;
+    }
   }
 
   get bucket(): string {
     return this.options.bucket;
   }
 
-  /** Creates the bucket when it is missing; safe to call on every start. */
-  async ensureBucket(): Promise<void> {
-    if (await this.bucketExists()) return;
+  /**
+   * Creates the bucket when it is missing, with a CORS rule for `browserOrigins` (none: no rule);
+   * safe to call on every start. An existing bucket is left as it is: its CORS rules are the
+   * operator's (docs/deployment.md). Storage without per-bucket CORS (MinIO answers
+   * `PutBucketCors` with NotImplemented; its CORS is server-wide) still gets its bucket.
+   */
+  async ensureBucket(browserOrigins: BrowserOrigins = []): Promise<BucketSetup> {
+    if (await this.bucketExists()) return { created: false, cors: 'untouched' };
     try {
-      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+      await this.guard((options) => this.client.send(new CreateBucketCommand({ Bucket: this.bucket }), options));
     } catch (error) {
       if (!(error instanceof S3ServiceException && /BucketAlready(OwnedByYou|Exists)/.test(error.name))) throw error;
+      return { created: false, cors: 'untouched' };
+    }
+    if (browserOrigins !== '*' && browserOrigins.length === 0) return { created: true, cors: 'none' };
+    return { created: true, cors: await this.putCorsRule(browserOrigins) };
+  }
+
+  /** Lets pages of these origins PUT to upload URLs and GET download URLs with `fetch()`. */
+  private async putCorsRule(origins: BrowserOrigins): Promise<'set' | 'unsupported'> {
+    const rule = {
+      AllowedOrigins: origins === '*' ? ['*'] : [...origins],
+      AllowedMethods: ['PUT', 'GET'],
+      // The upload headers of UploadTarget (a browser sets Content-Length itself; listing it is harmless).
+      AllowedHeaders: ['ACL', 'Content-Disposition', 'Content-Length', 'Content-Type'],
+      ExposeHeaders: ['ETag'],
+      MaxAgeSeconds: 600,
+    };
+    try {
+      await this.client.send(new PutBucketCorsCommand({ Bucket: this.bucket, CORSConfiguration: { CORSRules: [rule] } }), {
+        abortSignal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      return 'set';
+    } catch (error) {
+      // 501 from MinIO, read before `guard` would take any 5xx for an outage.
+      if (error instanceof S3ServiceException && error.name === 'NotImplemented') return 'unsupported';
+      throw new Error(`bucket ${this.bucket} was created, but its CORS rule could not be set: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -98,7 +177,7 @@ export class ObjectStore {
 
   private async bucketExists(): Promise<boolean> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      await this.guard((options) => this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), options));
       return true;
     } catch (error) {
       if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return false;
@@ -133,7 +212,7 @@ export class ObjectStore {
   /** Whether the object was uploaded. */
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      await this.guard((options) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), options));
       return true;
     } catch (error) {
       if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return false;
@@ -143,6 +222,6 @@ export class ObjectStore {
 
   /** Removes an object; removing one that is not there succeeds (S3 semantics), so retries are safe. */
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.guard((options) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), options));
   }
 }

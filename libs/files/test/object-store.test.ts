@@ -10,6 +10,7 @@ function objectStore(bucket: string): ObjectStore {
     S3_SECRET_KEY: env.S3_SECRET_KEY!,
     S3_REGION: env.S3_REGION ?? 'us-east-1',
     S3_BUCKET: bucket,
+    DEPENDENCY_TIMEOUT_MS: 1000,
   });
 }
 
@@ -23,6 +24,25 @@ describe('ObjectStore against real MinIO', () => {
   it('creates its bucket idempotently and then answers ping', async () => {
     await objects.ensureBucket();
     await expect(objects.ping()).resolves.toBeUndefined();
+  });
+
+  it('creates a bucket for browser origins on MinIO, which keeps no per-bucket CORS, and leaves an existing one alone', async () => {
+    const fresh = objectStore(`t-cors-${process.pid}`);
+    await expect(fresh.ensureBucket(['https://app.example.com'])).resolves.toEqual({ created: true, cors: 'unsupported' });
+    await expect(fresh.ping()).resolves.toBeUndefined();
+    await expect(fresh.ensureBucket(['https://app.example.com'])).resolves.toEqual({ created: false, cors: 'untouched' });
+  });
+
+  it('lets a browser page of another origin PUT to an upload URL (the stack\'s MinIO allows every origin)', async () => {
+    const bytes = randomBytes(64);
+    const upload = await objects.presignUpload(`probe/cors-${Date.now()}`, file(bytes, 'text/plain'), 60);
+    const preflight = await fetch(upload.url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://page.test:8080', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'acl,content-disposition,content-type' },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://page.test:8080');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('PUT');
   });
 
   it('refuses ping when the bucket is missing', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisBreaker } from './breaker';
 
 /**
  * Generation tokens in Redis, which every cache of derived or rendered data keys its entries by.
@@ -13,10 +13,12 @@ import type { Redis } from 'ioredis';
  *
  * A token is a fresh random word, not a counter: entity tokens expire (there is one per written
  * entity), and a counter restarting at 1 could meet an entry of its previous life.
+ *
+ * Every call goes through the breaker: while Redis is away they fail at once (`RedisUnavailableError`).
  */
 export class Generations {
   constructor(
-    private readonly redis: Redis,
+    private readonly breaker: RedisBreaker,
     private readonly prefix: string,
     /** How long an entry keyed by a token may live; tokens outlive it, so a lapsed token finds nothing old. */
     private readonly entryTtlSeconds: number,
@@ -37,12 +39,15 @@ export class Generations {
   /** Marks entities of `db` as changed; `schema` when a type or definition is among them. */
   async touch(db: string, ids: readonly string[], schema = false): Promise<void> {
     const ttl = Math.max(1, this.entryTtlSeconds * 2);
-    const multi = this.redis.multi().set(this.databaseKey(db), token(), 'EX', ttl);
-    for (const id of new Set(ids)) multi.set(this.entityKey(db, id), token(), 'EX', ttl);
-    if (schema) multi.set(this.schemaKey(db), token());
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('cache invalidation did not run');
+    await this.breaker.run(async (redis) => {
+      const multi = redis.multi().set(this.databaseKey(db), token(), 'EX', ttl);
+      for (const id of new Set(ids)) multi.set(this.entityKey(db, id), token(), 'EX', ttl);
+      if (schema) multi.set(this.schemaKey(db), token());
+      const results = await multi.exec();
+      // Inside the breaker: a command of the transaction that timed out counts as Redis being away.
+      const failed = results?.find(([error]) => error);
+      if (!results || failed) throw failed?.[0] ?? new Error('cache invalidation did not run');
+    });
   }
 
   /**
@@ -50,11 +55,12 @@ export class Generations {
    * returned depends on its own document alone (labels and inherited rights are stored on it).
    */
   async current(db: string, id?: string): Promise<string> {
-    return (await this.redis.get(id === undefined ? this.databaseKey(db) : this.entityKey(db, id))) ?? '0';
+    const key = id === undefined ? this.databaseKey(db) : this.entityKey(db, id);
+    return (await this.breaker.run((redis) => redis.get(key))) ?? '0';
   }
 
   async schema(db: string): Promise<string> {
-    return (await this.redis.get(this.schemaKey(db))) ?? '0';
+    return (await this.breaker.run((redis) => redis.get(this.schemaKey(db)))) ?? '0';
   }
 }
 

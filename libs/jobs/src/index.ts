@@ -1,4 +1,5 @@
 export { createRedis, type RedisRole } from './redis';
-export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type EntityChanged, type JobTypes, type RebuildProgress } from './queue';
-export { JobProducer, type JobState, type JobStatus } from './producer';
+export { RedisBreaker, RedisUnavailableError, isRedisUnavailable, type BreakerOptions } from './breaker';
+export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type JobTypes, type RebuildProgress } from './queue';
+export { JobProducer, randomJobId, type JobState, type JobStatus } from './producer';
 export { Generations } from './generations';

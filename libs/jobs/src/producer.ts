@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisBreaker } from './breaker';
 import { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName } from './queue';
 
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed' | 'prioritized' | 'waiting-children' | 'unknown';
@@ -14,25 +15,44 @@ export interface JobStatus {
   failedReason?: string;
 }
 
-/** The enqueueing side of the shared queue, typed by `JobTypes`. */
+/**
+ * A new job id: 128 random bits, hex. BullMQ's own ids count up from 1, so anyone shown one id
+ * could name every other job; these cannot be guessed, and their hex never contains the `:` BullMQ
+ * refuses in custom ids.
+ */
+export function randomJobId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * The enqueueing side of the shared queue, typed by `JobTypes`. Calls go through the breaker of
+ * the request-path client: while Redis is away they fail at once (`RedisUnavailableError`).
+ */
 export class JobProducer {
   private readonly queue: Queue;
 
-  constructor(connection: Redis, prefix: string, onError: (error: Error) => void) {
-    this.queue = new Queue(QUEUE_NAME, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  constructor(
+    private readonly breaker: RedisBreaker,
+    prefix: string,
+    onError: (error: Error) => void,
+  ) {
+    this.queue = new Queue(QUEUE_NAME, { connection: breaker.redis, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
     this.queue.on('error', onError);
   }
 
-  /** `jobId` makes the job idempotent: adding one that exists adds nothing. */
-  async enqueue<N extends JobName>(name: N, data: JobData<N>, jobId?: string, options: JobsOptions = {}): Promise<string> {
-    const job = await this.queue.add(name, data, { ...options, ...(jobId === undefined ? {} : { jobId }) });
-    return job.id ?? '';
+  /**
+   * `jobId` makes the job idempotent: adding one that exists adds nothing. Without one the job gets
+   * a random id (`randomJobId`), never BullMQ's counter.
+   */
+  async enqueue<N extends JobName>(name: N, data: JobData<N>, jobId: string = randomJobId(), options: JobsOptions = {}): Promise<string> {
+    const job = await this.breaker.run(() => this.queue.add(name, data, { ...options, jobId }));
+    return job.id ?? jobId;
   }
 
   async status(id: string): Promise<JobStatus | undefined> {
-    const job = await this.queue.getJob(id);
+    const job = await this.breaker.run(() => this.queue.getJob(id));
     if (!job) return undefined;
-    const state = (await job.getState()) as JobState;
+    const state = (await this.breaker.run(() => job.getState())) as JobState;
     return {
       id,
       name: job.name,

@@ -5,36 +5,18 @@
 export const QUEUE_NAME = 'entia' as const;
 
 export interface JobTypes {
-  /** Proves the API → Redis → worker → Redis → API round trip; does nothing else. */
-  ping: {
-    data: { message: string; requestedAt: string };
-    result: { message: string; requestedAt: string; processedAt: string; worker: string };
-  };
   /** A file value is gone: remove its object from storage (retried until it succeeds). */
   'delete-object': {
     data: { key: string };
     result: { key: string };
   };
-  /** A type's definitions changed: rebuild the derived fields (search index) of its entities. */
-  reindex: {
-    data: { db: string; type: string };
-    result: { entities: number };
-  };
   /**
-   * An entity was written or deleted: schedule the recomputation of the entities that read it
-   * (SPEC §9). Sent by every write; the entity's state before and after is summarised here
-   * because it may change again before the job runs.
+   * Settle an entity (SPEC §9): deliver its outbox and recompute what it derives from others.
+   * Only the fast path: the need is recorded in the database (pending marks), and the worker's
+   * sweep settles whatever a lost job leaves. Coalesced per entity; `depth` counts the cascade
+   * steps that led here.
    */
-  changed: {
-    data: EntityChanged;
-    result: { scheduled: number };
-  };
-  /**
-   * Recompute what an entity derives from others: cross-entity formulas, reference labels,
-   * inherited rights, references to deleted entities. Coalesced per entity; `depth` counts the
-   * cascade steps that led here, so a cycle that never settles is cut off.
-   */
-  refresh: {
+  settle: {
     data: { db: string; entity: string; depth: number };
     result: { changed: boolean; cutOff?: true };
   };
@@ -43,26 +25,6 @@ export interface JobTypes {
     data: { db: string };
     result: { entities: number };
   };
-}
-
-export interface EntityChanged {
-  db: string;
-  entity: string;
-  /** The entity's type id (after the change; before it, for a deletion). */
-  type: string | undefined;
-  /** What happened to it. */
-  event: 'created' | 'updated' | 'deleted';
-  /** The properties whose values changed (for a creation or deletion: every property it has or had). */
-  properties: string[];
-  /** Whether any reference value changed. */
-  references: boolean;
-  /** Whether it has `_inheritrights` on (after the change). */
-  inherits: boolean;
-  /** Its `_parent`s before and after. */
-  parents: string[];
-  /** Every entity it referenced before or references after. */
-  referenced: string[];
-  depth: number;
 }
 
 /** Progress of a `rebuild` job, as GET /api/{db}/aggregate/{id} shows it. */

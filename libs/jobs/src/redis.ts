@@ -2,21 +2,25 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 /**
  * What a Redis connection is used for decides how it behaves while Redis is away:
- * - `command`: a request-path client (rate limits, cache, enqueueing). A command waits for the
- *   connection only briefly (one reconnect attempt, at most `commandTimeout`), so a Redis outage is
- *   a quick error and then a 503, never a request hanging until Redis returns.
+ * - `command`: a request-path client (rate limits, cache, enqueueing). Every command, queued or
+ *   sent, fails after `timeoutMs` (ioredis `commandTimeout`), and a queued one also after one
+ *   failed reconnect attempt, so a dead or hung Redis is a quick error, never a request hanging
+ *   until Redis returns. `RedisBreaker` then keeps request paths from waiting on it again.
  * - `worker`: a BullMQ worker's blocking connection, which BullMQ requires to retry forever.
  * Both reconnect by themselves when Redis comes back.
  */
 export type RedisRole = 'command' | 'worker';
 
+/** The default of DEPENDENCY_TIMEOUT_MS, for callers without a configuration (tools, benchmarks). */
+const DEFAULT_TIMEOUT_MS = 1000;
+
 /**
  * `onError` is required: ioredis emits an 'error' per failed reconnect attempt while Redis is down,
  * and an unhandled 'error' event would crash the process instead of letting /readyz report it.
  */
-export function createRedis(url: string, role: RedisRole, onError: (error: Error) => void, options: RedisOptions = {}): Redis {
+export function createRedis(url: string, role: RedisRole, onError: (error: Error) => void, timeoutMs = DEFAULT_TIMEOUT_MS, options: RedisOptions = {}): Redis {
   const common: RedisOptions = {
-    connectTimeout: 2000,
+    connectTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
     ...options,
@@ -24,7 +28,6 @@ export function createRedis(url: string, role: RedisRole, onError: (error: Error
   const redis =
     role === 'worker'
       ? new Redis(url, { ...common, maxRetriesPerRequest: null })
-      : new Redis(url, { ...common, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+      : new Redis(url, { ...common, maxRetriesPerRequest: 1, commandTimeout: timeoutMs });
   return redis.on('error', onError);
 }
-

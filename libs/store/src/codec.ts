@@ -13,6 +13,10 @@ import { BSON, ObjectId, type Document } from 'mongodb';
  * - `__q`     word prefixes of the searchable values (`q` matches them by equality)
  * - `__sort`  per property and field the smallest and largest value (engine-independent sorting)
  * - `__av`    one entry per property, field and value: serves `eq`/`in` filters on any property
+ * Kept by the write path (`EntityWriter`), not derived from the properties:
+ * - `__w`        a token of the last write (tells whether a commit whose answer was lost happened)
+ * - `__outbox`   work for the worker that the writes left (SPEC §9), until it is delivered
+ * - `__deleted`  set on a deleted entity kept (readable by nobody) until its outbox is delivered
  */
 export interface EntityDocument extends Document {
   _id: ObjectId;
@@ -26,6 +30,9 @@ export interface EntityDocument extends Document {
 }
 
 export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__sort', '__av'] as const;
+
+/** Every field of the document that is not a property: what a read never returns. */
+export const INTERNAL_FIELDS = [...DERIVED_FIELDS, '__w', '__outbox', '__deleted'] as const;
 
 function encodeValue(value: Value): Document {
   const { _id, reference, datetime, created, ...rest } = value;

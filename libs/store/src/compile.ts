@@ -1,6 +1,6 @@
 import { attributeValue, isIndexedAttribute, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
-import { DERIVED_FIELDS, type EntityDocument } from './codec';
+import { INTERNAL_FIELDS, type EntityDocument } from './codec';
 
 /** A filter's scalar as stored: references as ObjectIds, datetimes as dates, the rest as given. */
 function stored(filter: Filter, value: Scalar): unknown {
@@ -68,8 +68,8 @@ export function compileSort(sort: SortKey[]): Sort {
   return compiled;
 }
 
-/** `props` keeps `_id` and the named properties; otherwise everything but the derived fields. */
+/** `props` keeps `_id` and the named properties; otherwise everything but the internal fields. */
 export function compileProjection(props: string[] | undefined): Document {
   if (props) return Object.fromEntries([['_id', 1], ...props.map((name) => [name, 1])]);
-  return Object.fromEntries(DERIVED_FIELDS.map((field) => [field, 0]));
+  return Object.fromEntries(INTERNAL_FIELDS.map((field) => [field, 0]));
 }

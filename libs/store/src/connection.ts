@@ -5,8 +5,36 @@ import { EntityCollection } from './entities';
 export interface StoreOptions {
   url: string;
   controlDb: string;
-  /** Bounds server selection and connecting, so an outage surfaces as an error, not a hang. */
+  /** The time limit (`maxTimeMS`) of every query. */
   timeoutMs: number;
+  /** How long finding, connecting to and hearing from the server may take before it counts as unreachable. */
+  reachMs: number;
+}
+
+/**
+ * How an unreachable or hung MongoDB becomes an error within about 1.5 × `reachMs`, while a query
+ * that is merely slow keeps its `timeoutMs` (they cannot be told apart on the query's own socket):
+ * - finding a server and opening a connection give up after `reachMs`: a dead server is a
+ *   `MongoServerSelectionError` then, not a wait;
+ * - the driver's monitor asks the server `hello` on a connection of its own every
+ *   `heartbeatMs`, with `reachMs` to answer. A hung server (SIGSTOP, a frozen VM: connections are
+ *   accepted, nothing answers) fails that check, and the driver then interrupts every operation
+ *   in flight on it (CMAP: a monitor's network timeout clears the pool with
+ *   interruptInUseConnections), so they fail instead of hanging. A live but busy server answers
+ *   `hello` at once and its slow queries run on, bounded only by `maxTimeMS`;
+ * - reads are not retried by the driver: a retry would wait for server selection once more and
+ *   double the time to the answer, and the API's clients retry a 503 themselves. Retryable
+ *   writes stay on, they make a write sent twice apply once.
+ */
+function clientOptions(options: StoreOptions) {
+  return {
+    serverSelectionTimeoutMS: options.reachMs,
+    connectTimeoutMS: options.reachMs,
+    // The driver's floor is 500 ms (minHeartbeatFrequencyMS).
+    heartbeatFrequencyMS: Math.max(500, Math.round(options.reachMs / 2)),
+    retryReads: false,
+    appName: 'entia',
+  };
 }
 
 /**
@@ -22,18 +50,18 @@ export class Store {
     private readonly options: StoreOptions,
   ) {}
 
-  static fromSettings(settings: { MONGODB_URL: string; MONGODB_CONTROL_DB: string; MONGODB_TIMEOUT_MS: number }): Store {
-    return Store.open({ url: settings.MONGODB_URL, controlDb: settings.MONGODB_CONTROL_DB, timeoutMs: settings.MONGODB_TIMEOUT_MS });
+  static fromSettings(settings: { MONGODB_URL: string; MONGODB_CONTROL_DB: string; MONGODB_TIMEOUT_MS: number; DEPENDENCY_TIMEOUT_MS: number }): Store {
+    return Store.open({
+      url: settings.MONGODB_URL,
+      controlDb: settings.MONGODB_CONTROL_DB,
+      timeoutMs: settings.MONGODB_TIMEOUT_MS,
+      reachMs: settings.DEPENDENCY_TIMEOUT_MS,
+    });
   }
 
   /** Connects lazily: the service starts even while MongoDB is down, and /readyz says so. */
   static open(options: StoreOptions): Store {
-    const client = new MongoClient(options.url, {
-      serverSelectionTimeoutMS: options.timeoutMs,
-      connectTimeoutMS: options.timeoutMs,
-      appName: 'entia',
-    });
-    return new Store(client, options);
+    return new Store(new MongoClient(options.url, clientOptions(options)), options);
   }
 
   get controlDbName(): string {

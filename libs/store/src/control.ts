@@ -1,5 +1,7 @@
 import type { MetaTypes } from '@entia/domain';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { API_KEY_INDEXES, ensureIndexes } from './indexes';
+import { PendingWork, type PendingMark } from './pending';
 
 /** A tenant database as the registry knows it. */
 export interface DatabaseRecord {
@@ -16,6 +18,11 @@ export interface KeyRecord {
   person: string;
   value: string;
   createdAt: Date;
+  /**
+   * The persons the key depends on: it works only while each of them exists (`keyIsLive`).
+   * Absent on keys made before this was recorded, and on the first key of a database.
+   */
+  sponsors?: string[];
 }
 
 const DUPLICATE_KEY = 11000;
@@ -24,14 +31,18 @@ const DUPLICATE_KEY = 11000;
 export class ControlDb {
   readonly databases: Collection<DatabaseRecord>;
   readonly keys: Collection<KeyRecord>;
+  /** Entities whose derived data is not settled yet (SPEC §9). */
+  readonly pending: PendingWork;
 
   constructor(db: Db) {
     this.databases = db.collection<DatabaseRecord>('databases');
     this.keys = db.collection<KeyRecord>('api_keys');
+    this.pending = new PendingWork(db.collection<PendingMark>('pending'));
   }
 
-  async ensureIndexes(): Promise<void> {
-    await this.keys.createIndex({ db: 1, value: 1 }, { name: 'value' });
+  /** Builds the indexes of `API_KEY_INDEXES` and `PENDING_INDEXES` the control database lacks. */
+  async ensureIndexes(): Promise<string[]> {
+    return [...(await ensureIndexes(this.keys, API_KEY_INDEXES)), ...(await this.pending.ensureIndexes())];
   }
 
   /** Claims a database name; false when it is taken. */

@@ -2,6 +2,8 @@ import type { Entity, ListQuery } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
 import { compileFilter, compileProjection, compileSort } from './compile';
+import { ENTITY_INDEXES, ensureIndexes } from './indexes';
+import type { OutboxEntry } from './outbox';
 
 // Up to this many ids, `many` reads each by its primary key.
 const MANY_BY_ID = 32;
@@ -11,10 +13,32 @@ export interface Versioned {
   version: number;
 }
 
+/** An entity document as stored: with its undelivered outbox, and possibly deleted already. */
+export interface Stored extends Versioned {
+  outbox: OutboxEntry[];
+  /** A deleted entity whose outbox is not delivered yet: nobody reads it any more. */
+  deleted: boolean;
+}
+
+/** What a committed write leaves in the document. */
+export type Next =
+  | { kind: 'keep' }
+  | { kind: 'replace'; entity: Entity; searchable: ReadonlySet<string> }
+  /** Deleted, but kept (readable by nobody) until its outbox is delivered. */
+  | { kind: 'tombstone' }
+  | { kind: 'purge' };
+
+const storedOf = (document: EntityDocument): Stored => ({
+  ...fromDocument(document),
+  outbox: (document.__outbox as OutboxEntry[] | undefined) ?? [],
+  deleted: document.__deleted !== undefined,
+});
+
 /**
- * The `entity` collection of one tenant database. Every write is one atomic document operation;
- * a change of an existing entity is a compare-and-set on its version, so two concurrent writers
- * cannot lose each other's values.
+ * The `entity` collection of one tenant database. Every write is one document operation, a
+ * compare-and-set on the version. That alone does not serialise writers on every engine (FerretDB
+ * evaluates an update as query, then write), so changes of existing entities go through
+ * `EntityWriter`, which holds the entity's lease around them; the version stays the fence.
  */
 export class EntityCollection {
   private readonly collection: Collection<EntityDocument>;
@@ -26,30 +50,26 @@ export class EntityCollection {
     this.collection = db.collection<EntityDocument>('entity');
   }
 
-  /** The indexes the reads and lookups need (idempotent; run at start and on database creation). */
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndexes([
-      { key: { __read: 1 }, name: 'read_access' },
-      { key: { __vids: 1 }, name: 'value_ids', unique: true },
-      { key: { __refs: 1 }, name: 'references' },
-      { key: { '_type.reference': 1 }, name: 'type' },
-      { key: { '_parent.reference': 1 }, name: 'parent' },
-      { key: { __q: 1 }, name: 'search' },
-      { key: { __av: 1 }, name: 'attribute_values' },
-      { key: { '__sort._created.datetime.min': 1, _id: 1 }, name: 'created_asc' },
-      { key: { '__sort._created.datetime.max': 1, _id: 1 }, name: 'created_desc' },
-    ]);
+  /** Builds the indexes of `ENTITY_INDEXES` this database lacks (run at start and on database creation). */
+  async ensureIndexes(): Promise<string[]> {
+    return ensureIndexes(this.collection, ENTITY_INDEXES);
   }
 
   async get(id: string): Promise<Versioned | undefined> {
+    const found = await this.stored(id);
+    return found && !found.deleted ? found : undefined;
+  }
+
+  /** The document as it is, a deleted entity's tombstone included. */
+  async stored(id: string): Promise<Stored | undefined> {
     const document = await this.collection.findOne({ _id: new ObjectId(id) }, { maxTimeMS: this.maxTimeMS });
-    return document ? fromDocument(document) : undefined;
+    return document ? storedOf(document) : undefined;
   }
 
   /** The entity holding the value with this `_id` (through the value-id index). */
   async byValueId(valueId: string): Promise<Versioned | undefined> {
     const document = await this.collection.findOne({ __vids: new ObjectId(valueId) }, { maxTimeMS: this.maxTimeMS });
-    return document ? fromDocument(document) : undefined;
+    return document && document.__deleted === undefined ? fromDocument(document) : undefined;
   }
 
   /**
@@ -66,7 +86,7 @@ export class EntityCollection {
     const documents = await this.collection
       .find({ _id: { $in: unique.map((id) => new ObjectId(id)) } }, { maxTimeMS: this.maxTimeMS })
       .toArray();
-    return new Map(documents.map((document) => {
+    return new Map(documents.filter((document) => document.__deleted === undefined).map((document) => {
       const { entity } = fromDocument(document);
       return [entity._id, entity];
     }));
@@ -129,22 +149,43 @@ export class EntityCollection {
     return this.collection.estimatedDocumentCount();
   }
 
-  async insert(entities: Entity[], searchable: (entity: Entity) => ReadonlySet<string>): Promise<void> {
-    if (entities.length > 0) await this.collection.insertMany(entities.map((entity) => toDocument(entity, 1, searchable(entity))));
+  async insert(entities: Entity[], searchable: (entity: Entity) => ReadonlySet<string>, outbox: OutboxEntry[] = [], token?: string): Promise<void> {
+    const extra = { ...(token === undefined ? {} : { __w: token }), ...(outbox.length > 0 ? { __outbox: outbox } : {}) };
+    const documents = entities.map((entity) => ({ ...toDocument(entity, 1, searchable(entity)), ...extra }));
+    if (documents.length > 0) await this.collection.insertMany(documents);
   }
 
-  /** Replaces the entity if it is still at `version`; false when someone else wrote in between. */
-  async replace(entity: Entity, version: number, searchable: ReadonlySet<string>): Promise<boolean> {
-    const result = await this.collection.replaceOne(
-      { _id: new ObjectId(entity._id), __v: version },
-      toDocument(entity, version + 1, searchable),
-    );
-    return result.matchedCount === 1;
+  /**
+   * The token of the entity's last write (undefined when there is no document): after a connection
+   * lost during a commit, it tells whether the commit happened.
+   */
+  async lastWrite(id: string): Promise<string | undefined> {
+    const document = await this.collection.findOne({ _id: new ObjectId(id) }, { projection: { __w: 1 }, maxTimeMS: this.maxTimeMS });
+    return document ? String(document.__w) : undefined;
   }
 
-  async delete(id: string, version: number): Promise<boolean> {
-    const result = await this.collection.deleteOne({ _id: new ObjectId(id), __v: version });
-    return result.deletedCount === 1;
+  /**
+   * Commits `next` with `outbox` if the entity is still at `version`; false when someone else wrote
+   * in between (or it is gone). Callers hold the entity's lease (`EntityWriter`).
+   */
+  async commit(id: string, version: number, next: Next, outbox: readonly OutboxEntry[], token: string): Promise<boolean> {
+    const filter = { _id: new ObjectId(id), __v: version };
+    const kept = { __w: token, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) };
+    switch (next.kind) {
+      case 'purge':
+        return (await this.collection.deleteOne(filter)).deletedCount === 1;
+      case 'keep': {
+        const change = outbox.length > 0 ? { $set: { __v: version + 1, ...kept } } : { $set: { __v: version + 1, __w: token }, $unset: { __outbox: '' } };
+        return (await this.collection.updateOne(filter, change)).matchedCount === 1;
+      }
+      case 'tombstone': {
+        // `__vids` holds the entity's own id: a unique index admits one empty (or missing) entry only.
+        const tombstone = { _id: filter._id, __v: version + 1, __deleted: new Date(), __read: [], __vids: [filter._id], __refs: [], __q: [], __sort: {}, __av: [], ...kept };
+        return (await this.collection.replaceOne(filter, tombstone)).matchedCount === 1;
+      }
+      case 'replace':
+        return (await this.collection.replaceOne(filter, { ...toDocument(next.entity, version + 1, next.searchable), ...kept })).matchedCount === 1;
+    }
   }
 
   /**
@@ -171,31 +212,15 @@ export class EntityCollection {
     return (await this.collection.countDocuments(filter as never, { maxTimeMS: this.maxTimeMS, limit: 1 })) === 1;
   }
 
-  /**
-   * Rebuilds the derived fields of every entity of type `typeId` with `searchable` (after a change
-   * of the type's definitions). Each entity is one compare-and-set, retried when a concurrent write
-   * wins; entities deleted meanwhile are skipped. Resolves to the number rebuilt.
-   */
-  async rederiveType(
-    typeId: string,
-    searchable: ReadonlySet<string>,
-    onBatch: (done: number, ids: string[]) => Promise<void> | void = () => undefined,
-  ): Promise<number> {
-    let done = 0;
+  /** The ids of every entity of type `typeId`, in `_id` order, in pages. */
+  async *idsOfType(typeId: string, pageSize = 500): AsyncGenerator<string[]> {
     let after: ObjectId | undefined;
     for (;;) {
       const filter: Document = { '_type.reference': new ObjectId(typeId), ...(after ? { _id: { $gt: after } } : {}) };
-      const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: 500 }).toArray()).map((d) => d._id);
-      if (ids.length === 0) return done;
-      for (const id of ids) {
-        for (let attempt = 0; attempt < 5; attempt++) {
-          const current = await this.get(id.toHexString());
-          if (!current || (await this.replace(current.entity, current.version, searchable))) break;
-        }
-        done++;
-      }
+      const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: pageSize }).toArray()).map((d) => d._id);
+      if (ids.length === 0) return;
+      yield ids.map((id) => id.toHexString());
       after = ids[ids.length - 1];
-      await onBatch(done, ids.map((id) => id.toHexString()));
     }
   }
 

@@ -1,8 +1,13 @@
 export { Store, type StoreOptions } from './connection';
 export { ControlDb, type DatabaseRecord, type KeyRecord } from './control';
 export { DatabaseRecords } from './records';
-export { EntityCollection, type Versioned } from './entities';
+export { EntityCollection, type Next, type Stored, type Versioned } from './entities';
+export { API_KEY_INDEXES, ENTITY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
 export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
 export { newId } from './ids';
 export { compileFilter, compileProjection, compileSort } from './compile';
 export { queryFailure } from './query-errors';
+export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from './writer';
+export { PendingWork, type PendingMark } from './pending';
+export type { OutboxEntry } from './outbox';
+export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';

@@ -1,9 +1,14 @@
+import { parseCorsOrigins } from '@entia/config';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import { Registry } from 'prom-client';
 import type { Deps } from './deps';
+import { corsHeaders } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
+import { Lifecycle, admission } from './http/lifecycle';
 import { createMetrics } from './http/metrics';
+import { idempotency } from './http/idempotency';
 import { mountRoutes } from './http/mount';
 import { rateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -11,14 +16,17 @@ import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
 import { entityRoutes } from './routes/entities';
-import { healthRoutes, type Lifecycle } from './routes/health';
-import { jobRoutes } from './routes/jobs';
+import { healthRoutes } from './routes/health';
 import { openApiRoute } from './routes/openapi';
 import { Tenants } from './tenancy';
 import { version } from './version';
 
-/** The express app over `deps`; listening and shutdown belong to main.ts. */
-export function createApp(deps: Deps, lifecycle: Lifecycle = { shuttingDown: false }): Express {
+/**
+ * The express app over `deps`; listening and shutdown belong to main.ts, which passes the
+ * lifecycle it drains and the registry its own metrics (index builds) are in, and serves that
+ * registry on METRICS_PORT: the app itself has no /metrics (a 404 like any unknown path).
+ */
+export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), registry: Registry = new Registry()): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -28,28 +36,33 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = { shuttingDown: fal
   app.set('trust proxy', config.TRUST_PROXY_HOPS);
   app.set('query parser', 'simple');
 
-  const metrics = createMetrics();
+  const metrics = createMetrics(registry);
   app.use(pinoHttp({ logger, genReqId: requestId, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
   app.use(metrics.middleware);
+  // Before admission and every guard, so every answer carries CORS headers, errors included.
+  app.use(corsHeaders(parseCorsOrigins(config.CORS_ORIGINS)));
+  app.use(admission(lifecycle));
   app.use(helmet());
 
   const tenants = new Tenants(deps.store, config.MONGODB_CONTROL_DB);
   const routes = [
-    ...healthRoutes(deps, metrics.registry, lifecycle),
+    ...healthRoutes(deps, lifecycle),
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
-    ...jobRoutes(deps),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
+    lifecycle,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(deps.store.registry, config.KEY_RECHECK_MS)),
+    authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),
     rateLimit: rateLimiter({
-      redis: deps.redis,
+      breaker: deps.breaker,
+      logger,
       windowMs: config.RATE_LIMIT_WINDOW_MS,
       max: config.RATE_LIMIT_MAX,
       prefix: config.REDIS_PREFIX,
     }),
+    idempotency: idempotency({ redis: deps.breaker, prefix: config.REDIS_PREFIX, secret: config.JWT_SECRET, logger }),
   });
 
   app.use(notFound);

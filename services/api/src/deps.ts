@@ -1,8 +1,8 @@
 import type { Config } from '@entia/config';
 import { ObjectStore } from '@entia/files';
 import { SchemaCache } from '@entia/derive';
-import { Generations, JobProducer, createRedis } from '@entia/jobs';
-import { Store } from '@entia/store';
+import { Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
+import { EntityWriter, RedisLeases, Store, type Leases } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -11,7 +11,13 @@ export interface Deps {
   config: Config;
   logger: Logger;
   store: Store;
+  /** The one write path of entities (leased, with the outbox). */
+  writer: EntityWriter;
+  /** The leases the writer takes; also held around writes of a database's property definitions. */
+  leases: Leases;
   redis: Redis;
+  /** Request-path Redis calls go through it: while Redis is away they fail (or are skipped) at once. */
+  breaker: RedisBreaker;
   jobs: JobProducer;
   objects: ObjectStore;
   /** Tokens that cached responses and schemas are keyed by; writes replace them. */
@@ -21,19 +27,30 @@ export interface Deps {
 
 export function openDeps(config: Config, logger: Logger): Deps {
   const onRedisError = (error: Error) => logger.debug({ err: error }, 'redis connection error');
-  const redis = createRedis(config.REDIS_URL, 'command', onRedisError);
+  const redis = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
+  const breaker = new RedisBreaker(redis, { onChange: redisStateLogger(logger) });
   const store = Store.fromSettings(config);
-  const generations = new Generations(redis, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  const leases = new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS });
   return {
     config,
     logger,
     store,
+    writer: new EntityWriter(store, leases),
+    leases,
     redis,
-    jobs: new JobProducer(redis, config.REDIS_PREFIX, onRedisError),
+    breaker,
+    jobs: new JobProducer(breaker, config.REDIS_PREFIX, onRedisError),
     objects: ObjectStore.fromSettings(config),
     generations,
     schemas: new SchemaCache(store, generations),
   };
+}
+
+/** One line when Redis goes away and one when it is back, rather than one per failed request. */
+function redisStateLogger(logger: Logger): (available: boolean, reason: string) => void {
+  return (available, reason) =>
+    available ? logger.info('redis is back: request paths use it again') : logger.warn({ reason }, 'redis unavailable: writes answer 503, rate limits and the cache are skipped');
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -1,5 +1,11 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { LOG_REDACTION } from './log-redaction';
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'api' }, timestamp: pino.stdTimeFunctions.isoTime });
+/**
+ * The API's logger: JSON lines on stdout (or `destination`, which tests capture), with every
+ * credential redacted (`LOG_REDACTION`) whatever the level.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: 'api' }, timestamp: pino.stdTimeFunctions.isoTime, redact: LOG_REDACTION };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,48 +1,63 @@
-import { loadConfigOrExit } from '@entia/config';
-import { createServer, type Server } from 'node:http';
+import { loadConfigOrExit, parseCorsOrigins } from '@entia/config';
 import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
 import { createApp } from './app';
 import { closeDeps, openDeps } from './deps';
 import { createLogger } from './logger';
-import { ensureIndexes } from './admin/indexes';
-import type { Lifecycle } from './routes/health';
+import { indexMetrics, keepIndexes } from './admin/indexes';
+import { Lifecycle } from './http/lifecycle';
+import { createHttpServer } from './http/server';
+import { metricsServer } from './metrics-server';
+import { drainOnSignal } from './shutdown';
 
-/** Stops taking connections, lets in-flight requests finish (up to the grace period), then closes. */
-async function drain(server: Server, graceMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
-  await closed;
-  clearTimeout(deadline);
-}
-
-async function main(): Promise<void> {
+function main(): void {
   const config = loadConfigOrExit('entia-api');
   const logger = createLogger(config.LOG_LEVEL);
   const deps = openDeps(config, logger);
-  deps.objects.ensureBucket().catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
-  ensureIndexes(deps).catch((err: unknown) => logger.warn({ err }, 'could not ensure indexes; they are retried at the next start'));
+  deps.objects
+    .ensureBucket(parseCorsOrigins(config.CORS_ORIGINS))
+    .then(({ created, cors }) => {
+      if (created) logger.info({ bucket: deps.objects.bucket, cors }, 'bucket created');
+      // MinIO: browsers may upload as its server-wide MINIO_API_CORS_ALLOW_ORIGIN allows.
+      if (cors === 'unsupported') logger.info('storage keeps no per-bucket CORS rule; its own CORS settings decide which pages may upload');
+    })
+    .catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
+  const registry = new Registry();
+  // Not awaited: the API serves while indexes are built, and retries those that fail.
+  const indexes = keepIndexes(deps.store, logger, indexMetrics(registry));
 
-  const lifecycle: Lifecycle = { shuttingDown: false };
-  const server = createServer(createApp(deps, lifecycle));
-  server.listen(config.PORT, config.HOST, () => {
-    const { port } = server.address() as AddressInfo;
-    logger.info({ port }, `listening on http://${config.HOST}:${port}`);
+  const lifecycle = new Lifecycle();
+  const server = createHttpServer(createApp(deps, lifecycle, registry), { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, logger });
+  // Metrics on their own port, which neither the Service nor the Ingress routes (docs/deployment.md).
+  const metrics = metricsServer(registry);
+  for (const [what, listener, port] of [
+    ['API', server, config.PORT],
+    ['metrics', metrics, config.METRICS_PORT],
+  ] as const) {
+    // A port that is taken is a deployment mistake: say which one in one line and stop.
+    listener.once('error', (err: NodeJS.ErrnoException) => {
+      logger.fatal({ port, code: err.code }, `cannot listen for ${what} on ${config.HOST}:${port}: ${err.message}`);
+      process.exit(1);
+    });
+    listener.listen(port, config.HOST, () => {
+      const bound = (listener.address() as AddressInfo).port;
+      logger.info({ port: bound }, what === 'API' ? `listening on http://${config.HOST}:${bound}` : `metrics on http://${config.HOST}:${bound}/metrics`);
+    });
+  }
+
+  drainOnSignal({
+    server,
+    lifecycle,
+    logger,
+    graceMs: config.SHUTDOWN_TIMEOUT_MS,
+    close: async () => {
+      indexes.stop();
+      // Scrapes go on while requests drain; not waited for: a scraper's keep-alive holds no work.
+      metrics.close();
+      metrics.closeAllConnections();
+      await closeDeps(deps);
+    },
   });
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    lifecycle.shuttingDown = true;
-    logger.info({ signal }, 'shutting down');
-    await drain(server, config.SHUTDOWN_TIMEOUT_MS);
-    await closeDeps(deps);
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-void main();
+main();

@@ -1,6 +1,6 @@
 import { isDatabaseName, type Caller } from '@entia/domain';
 import { DatabaseRecords, type DatabaseRecord, type EntityCollection, type Store } from '@entia/store';
-import type { Grant } from './auth/tokens';
+import { personIn, type Grant } from './auth/tokens';
 import { HttpProblem, problems } from './http/problem';
 
 /** One request's view of one tenant database: its registry record, its entities and the caller. */
@@ -9,6 +9,11 @@ export interface Tenant {
   record: DatabaseRecord;
   entities: EntityCollection;
   caller: Caller;
+  /**
+   * The API key (its hash) the caller's token came from; undefined for anonymous callers and for
+   * tools that write as a person without a token.
+   */
+  kid?: string;
 }
 
 /** Resolves `{db}` of a path to its registry record, cached: a database's meta-types never change. */
@@ -27,13 +32,13 @@ export class Tenants {
     if (!record) throw problems.notFound(`No database "${name}".`);
     let caller: Caller = {};
     if (grant) {
-      const personId = grant.accounts[name];
+      const personId = personIn(grant, name);
       if (personId === undefined) {
         throw new HttpProblem(403, 'wrong-database', 'Forbidden', `This token does not grant access to database "${name}".`);
       }
       caller = { personId };
     }
-    return { name, record, entities: this.store.entities(name), caller };
+    return { name, record, entities: this.store.entities(name), caller, ...(grant ? { kid: grant.kid } : {}) };
   }
 
   private async record(name: string): Promise<DatabaseRecord | undefined> {

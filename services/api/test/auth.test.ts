@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
+import { eventually } from './eventually';
 import { testApi, type TestApi } from './support';
 import { signIn, testTenant, type Person, type TestTenant } from './tenant';
 
@@ -326,5 +327,112 @@ describe('revocation and new keys (SPEC §6: a token stops working soon after it
       expect((await self(signedIn)).status).toBe(200);
     }
     expectProblem(await exchange(p.apiKey), 401);
+  });
+});
+
+describe('rights follow people (issue 14): deleting a person revokes what that person made possible', () => {
+  const RECHECK_MS = 300;
+  let api: TestApi;
+  let t: TestTenant;
+
+  beforeAll(async () => {
+    api = testApi({ KEY_RECHECK_MS: String(RECHECK_MS) });
+    t = await testTenant(api);
+  });
+  afterAll(async () => {
+    await t.close();
+    await api.close();
+  });
+
+  const self = (person: Person) => request(api.app).get(`/api/${t.db}/entity/${person.id}`).set('Authorization', person.auth);
+  const exchange = (key: string) => request(api.app).get('/api/auth').set('Authorization', `Bearer ${key}`);
+  const post = (id: string, values: object[], by: Person) => request(api.app).post(`/api/${t.db}/entity/${id}`).set('Authorization', by.auth).send(values);
+  const remove = (id: string, by: Person) => request(api.app).delete(`/api/${t.db}/entity/${id}`).set('Authorization', by.auth);
+  /** A person created by `by`, with a key generated in the same request, signed in. */
+  async function personBy(by: Person, name: string): Promise<Person> {
+    const res = await t.create([{ type: '_type', reference: t.types.person }, { type: 'name', string: name }, { type: '_api_key' }], by);
+    expect(res.status).toBe(201);
+    return signIn(api, res.body._id, res.body.properties._api_key[0].string);
+  }
+  const newKey = async (holder: string, by: Person) => {
+    const res = await post(holder, [{ type: '_api_key' }], by);
+    expect(res.status).toBe(200);
+    return res.body.properties._api_key[0].string as string;
+  };
+  /** The token is refused within a few rechecks (SPEC §6: soon after its key is revoked). */
+  const refusedSoon = (person: Person) => eventually(() => self(person), (res) => res.status === 401, 10 * RECHECK_MS);
+
+  it("a removed member's persons stop: their keys no longer exchange and their tokens no longer read", async () => {
+    const member = await t.newPerson('Mallory');
+    // The member makes a person of her own with a key; that person mints a key for itself and
+    // makes a person of its own: three identities the member holds besides her own.
+    const puppet = await personBy(member, 'Puppet');
+    const puppetOwnKey = await newKey(puppet.id, puppet);
+    const grandchild = await personBy(puppet, 'Grandchild');
+    for (const person of [puppet, grandchild]) expect((await self(person)).status).toBe(200);
+    const kept = await t.newPerson('Kept');
+
+    expect((await remove(member.id, t.owner)).status).toBe(200);
+
+    for (const key of [member.apiKey, puppet.apiKey, puppetOwnKey, grandchild.apiKey]) expectProblem(await exchange(key), 401);
+    expectProblem(await refusedSoon(puppet), 401);
+    expectProblem(await refusedSoon(grandchild), 401);
+    // A person the database's owner set up is not affected.
+    expect((await exchange(kept.apiKey)).status).toBe(200);
+    expect((await self(kept)).status).toBe(200);
+  });
+
+  it('a key a member generated for a person they were made owner of stops when the member is deleted; the others stay', async () => {
+    const member = await t.newPerson('Delegate');
+    const colleague = await t.newPerson('Colleague');
+    expect((await post(colleague.id, [{ type: '_owner', reference: member.id }], t.owner)).status).toBe(200);
+    const minted = await newKey(colleague.id, member);
+    const signedIn = await signIn(api, colleague.id, minted);
+    expect((await self(signedIn)).status).toBe(200);
+
+    expect((await remove(member.id, t.owner)).status).toBe(200);
+
+    expectProblem(await exchange(minted), 401);
+    expectProblem(await refusedSoon(signedIn), 401);
+    expect((await exchange(colleague.apiKey)).status).toBe(200);
+    expect((await self(colleague)).status).toBe(200);
+  });
+
+  it("what the database's owner set up outlives them: a successor owner and the persons they made keep working", async () => {
+    const owner = await personBy(t.owner, 'Founder');
+    const database = (await api.deps.store.registry.database(t.db))!.databaseEntity;
+    expect((await post(database, [{ type: '_owner', reference: owner.id }], t.owner)).status).toBe(200);
+    // The founder (now an owner of the database) makes a successor and a colleague.
+    const successor = await personBy(owner, 'Successor');
+    const colleague = await personBy(owner, 'Colleague');
+    expect((await post(database, [{ type: '_owner', reference: successor.id }], owner)).status).toBe(200);
+
+    expect((await remove(owner.id, t.owner)).status).toBe(200);
+
+    expectProblem(await exchange(owner.apiKey), 401);
+    for (const person of [successor, colleague]) {
+      expect((await exchange(person.apiKey)).status).toBe(200);
+      expect((await self(person)).status).toBe(200);
+    }
+  });
+
+  it('a person holds at most 10 API keys: the eleventh is 400 and nothing is written', async () => {
+    const person = await t.newPerson('Keyring');
+    expect((await post(person.id, Array.from({ length: 9 }, () => ({ type: '_api_key' })), t.owner)).status).toBe(200);
+    const keys = async () => (await request(api.app).get(`/api/${t.db}/entity/${person.id}`).set('Authorization', t.owner.auth)).body.entity._api_key;
+    expect(await keys()).toHaveLength(10);
+
+    for (const by of [t.owner, person]) {
+      const res = await post(person.id, [{ type: '_api_key' }], by);
+      expectProblem(res, 400);
+      expect(res.body.errors[0]).toMatchObject({ pointer: '/0/type', message: expect.stringMatching(/at most 10/) });
+    }
+    const create = await t.create([{ type: '_type', reference: t.types.person }, ...Array.from({ length: 11 }, () => ({ type: '_api_key' }))]);
+    expectProblem(create, 400);
+    expect(await keys()).toHaveLength(10);
+    // Deleting one (not the one the person signed in with, the first) makes room again.
+    const last = (await keys())[9]._id;
+    expect((await request(api.app).delete(`/api/${t.db}/property/${last}`).set('Authorization', t.owner.auth)).status).toBe(200);
+    expect((await post(person.id, [{ type: '_api_key' }], person)).status).toBe(200);
   });
 });

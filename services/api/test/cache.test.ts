@@ -111,6 +111,21 @@ describe('response cache', () => {
     expect((await get(`/entity?_type.reference=${note}`, t.owner, list.headers.etag as string)).status).toBe(200);
   });
 
+  it('If-None-Match as browsers send it (fetch adds Cache-Control: no-cache and Pragma) still answers 304', async () => {
+    const id = await created([{ type: 'body', string: 'browser' }]);
+    const first = await get(`/entity/${id}`, t.owner);
+    const etag = first.headers.etag as string;
+    const revalidate = (tags: string) => get(`/entity/${id}`, t.owner, tags).set('Cache-Control', 'no-cache').set('Pragma', 'no-cache');
+    expect((await revalidate(etag)).status).toBe(304);
+    expect((await revalidate(`W/${etag}`)).status).toBe(304); // weak comparison (RFC 9110 §13.1.2)
+    expect((await revalidate(`"other", ${etag}`)).status).toBe(304);
+    expect((await revalidate('"other"')).status).toBe(200);
+    expect((await post(id, [{ type: 'body', string: 'changed' }])).status).toBe(200);
+    const changed = await revalidate(etag);
+    expect(changed.status).toBe(200);
+    expect(changed.body.entity.body[0].string).toBe('changed');
+  });
+
   it('props and query variants are cached apart', async () => {
     const id = await created([{ type: 'body', string: 'variant' }]);
     const full = await get(`/entity/${id}`, t.owner);

@@ -133,6 +133,76 @@ describe('cross-entity effects, with the worker running', () => {
     expect((await get(root, viewer))._id).toBe(root);
   });
 
+  describe('derived values respect read rights (issue 14)', () => {
+    let memo: string;
+    let clipping: string;
+    let note: string;
+    beforeAll(async () => {
+      memo = await t.defineType('memo', [
+        { name: 'name', type: 'string' },
+        { name: 'secret', type: 'string' },
+      ]);
+      clipping = await t.defineType('clipping', [
+        { name: 'source', type: 'reference' },
+        { name: 'copied', type: 'string', formula: 'source.*.secret' },
+      ]);
+      note = await t.defineType('note', [
+        { name: 'about', type: 'reference' },
+        { name: 'secret', type: 'string' },
+      ]);
+    });
+    const valueOf = (entity: Record<string, { string?: string }[]>, name: string) => entity[name]?.[0]?.string;
+
+    it("a reader whose _viewer is removed stops receiving the target's values through labels and formulas", async () => {
+      const reader = await t.newPerson('Rita');
+      const target = await created([{ type: '_type', reference: memo }, { type: 'name', string: 'Plan A' }, { type: 'secret', string: 'one' }, { type: '_viewer', reference: reader.id }]);
+      const clip = await created([{ type: '_type', reference: clipping }, { type: 'source', reference: target }], reader);
+      const copying = await eventually(() => get(clip, reader), (e) => valueOf(e, 'copied') === 'one');
+      expect(copying.source[0]).toMatchObject({ reference: target, string: 'Plan A' });
+
+      const right = (await get(target))._viewer.find((v: { reference: string }) => v.reference === reader.id)._id;
+      expect((await request(api.app).delete(`/api/${t.db}/property/${right}`).set('Authorization', t.owner.auth)).status).toBe(200);
+      const [name, secret] = await get(target).then((e) => [e.name[0]._id, e.secret[0]._id]);
+      expect((await post(target, [{ type: 'name', _id: name, string: 'Plan B' }, { type: 'secret', _id: secret, string: 'two' }])).status).toBe(200);
+
+      // The copies go; the reference stays (the reader's own value), without its label.
+      const revoked = await eventually(() => get(clip, reader), (e) => e.copied === undefined && valueOf(e, 'source') === undefined);
+      expect(revoked.source[0].reference).toBe(target);
+      await eventually(() => api.deps.jobs.counts(), (counts) => counts.waiting! + counts.active! + counts.delayed! === 0);
+      expect(JSON.stringify(await get(clip, reader))).not.toMatch(/Plan B|two/);
+
+      // Given the right again, the reader's clipping follows the target again.
+      expect((await post(target, [{ type: '_viewer', reference: reader.id }])).status).toBe(200);
+      const restored = await eventually(() => get(clip, reader), (e) => valueOf(e, 'copied') === 'two');
+      expect(restored.source[0].string).toBe('Plan B');
+    });
+
+    it("a member's _referrer formula reads only the referrers its owners can read", async () => {
+      const member = await t.newPerson('Mia');
+      const hub = await t.defineType(
+        'hub',
+        [
+          { name: 'seen', type: 'string', formula: '_referrer.*.secret CONCAT' },
+          { name: 'count', type: 'number', formula: '_referrer.*._id COUNT' },
+        ],
+        member,
+      );
+      const h = await created([{ type: '_type', reference: hub }, { type: '_sharing', string: 'domain' }], member);
+      // The owner links a private note and then a domain-shared one to the member's hub.
+      const hidden = await created([{ type: '_type', reference: note }, { type: 'about', reference: h }, { type: 'secret', string: 'private' }]);
+      await created([{ type: '_type', reference: note }, { type: 'about', reference: h }, { type: 'secret', string: 'shared' }, { type: '_sharing', string: 'domain' }]);
+      // Once the hub was settled after the second note, it was settled having both to read.
+      const settled = await eventually(() => get(h, member), (e) => (valueOf(e, 'seen') ?? '').includes('shared'));
+      expect(valueOf(settled, 'seen')).toBe('shared');
+      expect(numberOf(settled, 'count')).toBe(1);
+
+      // Sharing the private note with the member counts as a change the hub must see.
+      expect((await post(hidden, [{ type: '_viewer', reference: member.id }])).status).toBe(200);
+      const shared = await eventually(() => get(h, member), (e) => numberOf(e, 'count') === 2);
+      expect(valueOf(shared, 'seen')).toBe('privateshared');
+    });
+  });
+
   it('a formula cycle that never settles is cut off, and the worker goes on', async () => {
     const node = await t.defineType('node', [
       { name: 'peer', type: 'reference' },

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { stackEnv } from './processes';
-import { testApi, type TestApi } from './support';
+import { TEST_CONTROL_DB, testApi, type TestApi } from './support';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../dist/cli/create-database.js');
 
-/** The command as an operator runs it: the built file, the service's environment. */
+/** The command as an operator runs it: the built file, the service's environment (this file's control database). */
 async function createDatabase(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: stackEnv({}) });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: stackEnv({ MONGODB_CONTROL_DB: TEST_CONTROL_DB }) });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { eventually } from './eventually';
 import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
-import { testApi, type TestApi } from './support';
+import { sharedWith, testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
 // Jobs live in Redis, not in a worker: killing the worker mid-cascade loses nothing.
@@ -23,7 +23,7 @@ describe('a worker killed mid-cascade', () => {
   async function startWorkerProcess(): Promise<Spawned> {
     const port = await freePort();
     // Same queue as the in-process API; a short lock so the killed worker's job is taken up soon.
-    const proc = spawnService(WORKER_MAIN, stackEnv({ WORKER_PORT: String(port), REDIS_PREFIX: api.deps.config.REDIS_PREFIX, WORKER_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' }));
+    const proc = spawnService(WORKER_MAIN, stackEnv({ WORKER_PORT: String(port), ...sharedWith(api), WORKER_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' }));
     await waitForStatus(`http://127.0.0.1:${port}/readyz`, (status) => status === 200, 20_000);
     return proc;
   }

@@ -50,10 +50,13 @@ export async function waitForStatus(url: string, accept: (status: number) => boo
   throw new Error(`${url}: still ${last} after ${timeoutMs} ms`);
 }
 
-/** Environment of the test stack for a spawned service, with the given overrides. */
+/**
+ * Environment of the test stack for a spawned service, with the given overrides. The API's metrics
+ * listen on any free port unless a test names one: processes side by side never share 9464.
+ */
 export function stackEnv(overrides: Record<string, string>): Record<string, string> {
   const names = ['MONGODB_URL', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'JWT_SECRET'];
-  const env: Record<string, string> = { LOG_LEVEL: 'warn', HOST: '127.0.0.1' };
+  const env: Record<string, string> = { LOG_LEVEL: 'warn', HOST: '127.0.0.1', METRICS_PORT: '0' };
   for (const name of names) if (process.env[name]) env[name] = process.env[name]!;
   return { ...env, ...overrides };
 }

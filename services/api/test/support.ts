@@ -3,17 +3,29 @@ import { closeDeps, createApp, createLogger, openDeps, type Deps } from '@entia/
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 
+// Jest loads this module once per test file: every API a test file makes shares this control
+// database (its registry and API keys), and no other file's.
+export const TEST_CONTROL_DB = `ctl_${randomBytes(6).toString('hex')}`;
+
 /**
  * The configuration of the test stack (from the environment `npm test` sets up), quiet, with a
- * queue prefix of its own so test files running side by side never see each other's jobs.
+ * Redis prefix of its own and the test file's control database, so test files running side by side
+ * never see each other's jobs, leases or pending work (a worker settles every pending mark of its
+ * control database). `ENTIA_TEST_LOG_LEVEL` shows the services' logs when a test needs looking into.
  */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     ...process.env,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.ENTIA_TEST_LOG_LEVEL ?? 'silent',
     REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`,
+    MONGODB_CONTROL_DB: TEST_CONTROL_DB,
     ...overrides,
   });
+}
+
+/** What a process started by a test needs to share the in-process API's data and queues. */
+export function sharedWith(api: TestApi): Record<string, string> {
+  return { REDIS_PREFIX: api.deps.config.REDIS_PREFIX, MONGODB_CONTROL_DB: api.deps.config.MONGODB_CONTROL_DB };
 }
 
 export interface TestApi {

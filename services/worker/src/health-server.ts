@@ -1,24 +1,28 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import type { WorkerReadiness } from './readiness';
 
 export interface HealthSource {
-  /** Resolves when the worker can take jobs (Redis answers and the worker runs). */
-  ready(): Promise<void>;
+  /** Whether the worker can take jobs, naming each dependency's state; bounded by READINESS_TIMEOUT_MS. */
+  readiness(): Promise<WorkerReadiness>;
   registry: Registry;
 }
 
 /** The worker's own small HTTP surface for probes and scraping: /healthz, /readyz, /metrics. */
-export function healthServer({ ready, registry }: HealthSource): Server {
+export function healthServer({ readiness, registry }: HealthSource, logger?: Logger): Server {
   return createServer((req, res) => {
     const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET') return send(405, 'application/json', JSON.stringify({ status: 405 }));
     if (path === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
-      ready().then(
-        () => send(200, 'application/json', JSON.stringify({ status: 'ready' })),
-        (error: unknown) =>
-          send(503, 'application/json', JSON.stringify({ status: 'unavailable', detail: error instanceof Error ? error.message : 'not ready' })),
+      readiness().then(
+        (report) => {
+          if (Object.keys(report.failures).length > 0) logger?.warn({ failures: report.failures }, 'dependencies unavailable');
+          send(report.ready ? 200 : 503, 'application/json', JSON.stringify(report.body));
+        },
+        () => send(503, 'application/json', JSON.stringify({ status: 'unavailable' })),
       );
       return;
     }

@@ -8,7 +8,7 @@ function main(): void {
   const config = loadConfigOrExit('entia-worker');
   const logger = pino({ level: config.LOG_LEVEL, base: { service: 'worker' }, timestamp: pino.stdTimeFunctions.isoTime });
   const running = startWorker(config, logger);
-  const server = healthServer(running);
+  const server = healthServer(running, logger);
   server.listen(config.WORKER_PORT, config.HOST, () => {
     logger.info({ port: (server.address() as AddressInfo).port }, 'worker health endpoint listening');
   });
@@ -22,11 +22,12 @@ function main(): void {
       logger.error('running jobs did not finish in time; they will be retried by another worker');
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
-    await running.close();
+    const finished = await running.close();
     server.close();
     clearTimeout(deadline);
-    logger.info('stopped');
-    process.exit(0);
+    // 1 when jobs were cut short (Redis went away under them): they run again elsewhere.
+    logger.info({ finished }, 'stopped');
+    process.exit(finished ? 0 : 1);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,9 +1,13 @@
 import type { Worker } from 'bullmq';
 import type { JobProducer } from '@entia/jobs';
+import type { PendingWork } from '@entia/store';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Job durations and failures observed on `worker`, and the queue's depth read at scrape time. */
-export function workerMetrics(worker: Worker, queue: JobProducer): Registry {
+/**
+ * Job durations and failures observed on `worker`; the queue's depth and the derived work still
+ * pending (entities marked, and how long the oldest has waited) read at scrape time.
+ */
+export function workerMetrics(worker: Worker, queue: JobProducer, pending: PendingWork): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
@@ -22,6 +26,23 @@ export function workerMetrics(worker: Worker, queue: JobProducer): Registry {
     async collect() {
       const counts = await queue.counts().catch(() => ({}));
       for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+    },
+  });
+
+  const age = new Gauge({
+    name: 'entia_derived_pending_oldest_seconds',
+    help: 'Age of the oldest pending mark: how long some derived data has waited to be settled (0 when none waits).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'entia_derived_pending_marks',
+    help: 'Pending marks: entities whose derived data (formulas, labels, inherited rights, outbox) is not settled yet.',
+    registers: [registry],
+    async collect() {
+      const stats = await pending.stats().catch(() => undefined);
+      if (!stats) return;
+      this.set(stats.count);
+      age.set(stats.oldest ? (Date.now() - stats.oldest.getTime()) / 1000 : 0);
     },
   });
 

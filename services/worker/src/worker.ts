@@ -1,32 +1,56 @@
 import type { Config } from '@entia/config';
 import { SchemaCache } from '@entia/derive';
-import { Generations, JobProducer, QUEUE_NAME, createRedis } from '@entia/jobs';
-import { Worker } from 'bullmq';
+import { Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
+import { Worker, type Job } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { workerMetrics } from './metrics';
+import { readinessProbe, type WorkerReadiness } from './readiness';
+import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
-import { Store } from '@entia/store';
+import { startSweeper } from './sweep';
+import { DatabaseRecords, EntityWriter, RedisLeases, Store } from '@entia/store';
 import { ObjectStore } from '@entia/files';
 
 export interface RunningWorker {
   worker: Worker;
   registry: Registry;
-  ready(): Promise<void>;
-  /** Waits for running jobs to finish (BullMQ's graceful close), then drops the connections. */
-  close(): Promise<void>;
+  /** Within READINESS_TIMEOUT_MS, whatever state Redis and MongoDB are in. */
+  readiness(): Promise<WorkerReadiness>;
+  /**
+   * Waits for running jobs to finish (BullMQ's graceful close), then drops the connections; stops
+   * waiting as soon as Redis is unreachable. Resolves false when jobs were still running then.
+   */
+  close(): Promise<boolean>;
 }
 
 export function startWorker(config: Config, logger: Logger): RunningWorker {
   const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
-  const connection = createRedis(config.REDIS_URL, 'worker', onRedisError);
-  const commands = createRedis(config.REDIS_URL, 'command', onRedisError);
+  const connection = createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
+  const commands = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
+  // Jobs fail at once while Redis is away (BullMQ retries them once it is back).
+  const breaker = new RedisBreaker(commands, {
+    onChange: (available, reason) => (available ? logger.info('redis is back') : logger.warn({ reason }, 'redis unavailable')),
+  });
   const store = Store.fromSettings(config);
   const objects = ObjectStore.fromSettings(config);
-  const queue = new JobProducer(commands, config.REDIS_PREFIX, onRedisError);
-  const generations = new Generations(commands, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  const queue = new JobProducer(breaker, config.REDIS_PREFIX, onRedisError);
+  const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const schemas = new SchemaCache(store, generations);
-  const worker = new Worker(QUEUE_NAME, dispatcher(createProcessors({ store, objects, jobs: queue, generations, schemas })), {
+  const writer = new EntityWriter(store, new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS }));
+  const deps = { store, writer, objects, jobs: queue, generations, schemas, logger, records: new DatabaseRecords(store.registry) };
+  const handle = dispatcher(createProcessors(deps));
+  // Jobs whose processor is running: those a close cut short.
+  let active = 0;
+  const counted = async (job: Job) => {
+    active++;
+    try {
+      return await handle(job);
+    } finally {
+      active--;
+    }
+  };
+  const worker = new Worker(QUEUE_NAME, counted, {
     connection,
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
@@ -36,20 +60,35 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
+  const sweeper = startSweeper(deps, config.SWEEP_INTERVAL_MS);
 
+  // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
+  let closing = false;
   return {
     worker,
-    registry: workerMetrics(worker, queue),
-    async ready() {
-      await Promise.all([commands.ping(), store.ping()]);
-      if (!worker.isRunning()) throw new Error('worker is not running');
-    },
+    registry: workerMetrics(worker, queue, store.registry.pending),
+    readiness: readinessProbe(
+      { mongodb: () => store.ping(), redis: () => commands.ping() },
+      config.READINESS_TIMEOUT_MS,
+      () => !closing && worker.isRunning(),
+    ),
     async close() {
-      await worker.close();
-      await queue.close();
-      await store.close();
+      closing = true;
+      await sweeper.stop();
+      // While Redis is away no job can be acknowledged (nor the connections closed politely), and
+      // BullMQ's close would wait for it indefinitely: stop waiting then. Jobs not acknowledged
+      // are taken up again once their locks expire (the jobs are written to run again safely).
+      const watch = whenUnreachable(commands);
+      const draining = worker.close().then(() => true);
+      const closed = await Promise.race([draining, watch.unreachable.then(() => false)]);
+      watch.stop();
+      draining.catch((err: unknown) => logger.debug({ err }, 'worker close after Redis went away'));
+      if (closed) await queue.close();
+      else logger.warn({ active }, 'Redis is unreachable: closing without it; unacknowledged jobs run again once their locks expire');
       connection.disconnect();
       commands.disconnect();
+      await store.close();
+      return active === 0;
     },
   };
 }

@@ -174,6 +174,16 @@ describe('docker-compose.yml', () => {
     expect(service(name).entrypoint ?? undefined).toBeUndefined();
   });
 
+  it('publishes only the API port and the storage that signed URLs name: metrics, the worker, MongoDB and Redis stay inside', () => {
+    const host = Object.fromEntries(Object.keys(model.services).map((name) => [name, published(name).map(([, target]) => target)]));
+    expect(host).toEqual({ mongo: [], redis: [], minio: [9000], 'minio-bucket': [], api: [Number(environment('api').PORT)], worker: [] });
+    const metricsPort = Number(environment('api').METRICS_PORT);
+    expect(metricsPort).toBeGreaterThan(0);
+    expect(metricsPort).not.toBe(Number(environment('api').PORT));
+    // MinIO is published because clients PUT and GET the signed URLs, which name S3_ENDPOINT's port.
+    expect(new URL(environment('api').S3_ENDPOINT!).port).toBe('9000');
+  });
+
   it('publishes the API on port 3000 and checks it is ready there', () => {
     expect(published('api')).toEqual([['3000', 3000]]);
     expect(environment('api').PORT).toBe('3000');

@@ -1,5 +1,5 @@
 import { ConfigSchema, loadConfig } from '@entia/config';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { KubernetesValidator, kustomizeBuild, manifestId, parseYamlDocuments, readYamlDocument, readYamlDocuments } from '../src';
 
@@ -119,7 +119,11 @@ describe('k8s/', () => {
     const { readinessProbe, livenessProbe, ports } = container(api);
     expect(readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(ports).toEqual([{ name: 'http', containerPort: Number(containerEnv(api).PORT), protocol: 'TCP' }]);
+    expect(ports).toEqual([
+      { name: 'http', containerPort: Number(containerEnv(api).PORT), protocol: 'TCP' },
+      { name: 'metrics', containerPort: Number(containerEnv(api).METRICS_PORT), protocol: 'TCP' },
+    ]);
+    expect(containerEnv(api).METRICS_PORT).not.toBe(containerEnv(api).PORT);
     // A probe must wait longer than the readiness check's own per-dependency limit.
     expect(readinessProbe.timeoutSeconds * 1000).toBeGreaterThan(Number(containerEnv(api).READINESS_TIMEOUT_MS));
     // Requests in flight finish (SHUTDOWN_TIMEOUT_MS) after the preStop pause, before the kill.
@@ -162,22 +166,117 @@ describe('k8s/', () => {
     expect(backend).toEqual({ name: 'entia-api', port: { name: service.spec.ports[0].name } });
   });
 
-  it('denies all traffic by default, then allows what the services need', () => {
-    const policies = manifests.filter(({ doc }) => doc.kind === 'NetworkPolicy').map(({ doc }) => doc);
-    const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0)!;
-    expect(deny.spec.policyTypes).toEqual(['Ingress', 'Egress']);
-    expect(deny.spec.ingress ?? deny.spec.egress).toBeUndefined();
-    for (const name of ['entia-api', 'entia-worker']) {
-      const deployment = find('Deployment', name);
-      const labels = deployment.spec.template.metadata.labels;
-      const portNames = container(deployment).ports.map((p: Manifest) => p.name);
-      const ingress = policies.filter((p) => p.spec.ingress && matches(p.spec.podSelector.matchLabels ?? {}, labels));
-      expect(ingress.flatMap((p) => p.spec.ingress.flatMap((rule: Manifest) => rule.ports.map((port: Manifest) => port.port)))).toEqual(portNames);
-      const egressPorts = policies
-        .filter((p) => p.spec.egress && matches(p.spec.podSelector.matchLabels ?? {}, labels))
-        .flatMap((p) => p.spec.egress.flatMap((rule: Manifest) => rule.ports.map((port: Manifest) => port.port)));
-      expect(egressPorts).toEqual(expect.arrayContaining([53, 27017, 6379]));
+  it('exposes only /api: the Ingress routes that one path, to a Service that carries only the API port', () => {
+    const ingresses = manifests.filter(({ doc }) => doc.kind === 'Ingress').map(({ doc }) => doc);
+    expect(ingresses).toHaveLength(1);
+    const [ingress] = ingresses;
+    expect(ingress.spec.defaultBackend).toBeUndefined();
+    const routed = ingress.spec.rules.flatMap((rule: Manifest) => rule.http.paths.map((path: Manifest) => [path.path, path.pathType, path.backend.service]));
+    expect(routed).toEqual([['/api', 'Prefix', { name: 'entia-api', port: { name: 'http' } }]]);
+    // The Service's only port is the API's: not the metrics port, so nothing routed through it reaches /metrics.
+    const service = find('Service', 'entia-api');
+    expect([service.spec.type, service.spec.ports.map((port: Manifest) => port.targetPort)]).toEqual(['ClusterIP', ['http']]);
+    // The probes the Ingress does not route are where the kubelet looks: the API port.
+    const api = container(find('Deployment', 'entia-api'));
+    expect([api.readinessProbe.httpGet.port, api.livenessProbe.httpGet.port, api.startupProbe.httpGet.port]).toEqual(['http', 'http', 'http']);
+  });
+
+  it('keeps the worker and the metrics ports inside the cluster: no Service names them, nothing is published on nodes', () => {
+    const services = manifests.filter(({ doc }) => doc.kind === 'Service').map(({ doc }) => doc);
+    const worker = find('Deployment', 'entia-worker');
+    expect(services.filter((svc) => svc.spec.selector && matches(svc.spec.selector, worker.spec.template.metadata.labels))).toEqual([]);
+    for (const svc of services) expect([svc.metadata.name, ['NodePort', 'LoadBalancer'].includes(svc.spec.type)]).toEqual([svc.metadata.name, false]);
+    const internalPorts = ['metrics', 'health', 9464, Number(containerEnv(worker).WORKER_PORT)];
+    for (const svc of services) {
+      for (const port of svc.spec.ports) expect([svc.metadata.name, internalPorts.includes(port.targetPort ?? port.port)]).toEqual([svc.metadata.name, false]);
     }
+    for (const name of ['entia-api', 'entia-worker']) {
+      const spec = podSpec(find('Deployment', name));
+      expect([name, spec.hostNetwork, spec.containers.flatMap((c: Manifest) => c.ports.filter((p: Manifest) => p.hostPort))]).toEqual([name, undefined, []]);
+    }
+  });
+
+  it('has Prometheus scrape each service on its metrics port, /metrics', () => {
+    for (const [name, portName, setting] of [
+      ['entia-api', 'metrics', 'METRICS_PORT'],
+      ['entia-worker', 'health', 'WORKER_PORT'],
+    ] as const) {
+      const deployment = find('Deployment', name);
+      const port = container(deployment).ports.find((p: Manifest) => p.name === portName);
+      expect([name, deployment.spec.template.metadata.annotations]).toEqual([
+        name,
+        { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port.containerPort), 'prometheus.io/path': '/metrics' },
+      ]);
+      expect(port.containerPort).toBe(Number(containerEnv(deployment)[setting]));
+    }
+  });
+
+  describe('NetworkPolicy', () => {
+    const policies = () => manifests.filter(({ doc }) => doc.kind === 'NetworkPolicy').map(({ doc }) => doc);
+    const applying = (labels: Record<string, string>, type: 'ingress' | 'egress') =>
+      policies().filter((p) => p.spec[type] && matches(p.spec.podSelector.matchLabels ?? {}, labels));
+    const namespaceOf = (peer: Manifest) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
+
+    it('denies all traffic by default', () => {
+      const deny = policies().find((p) => Object.keys(p.spec.podSelector).length === 0)!;
+      expect(deny.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      expect(deny.spec.ingress ?? deny.spec.egress).toBeUndefined();
+    });
+
+    it('lets in the ingress controller to the API port only, and monitoring to the metrics ports only', () => {
+      const allowed = (name: string) => {
+        const labels = find('Deployment', name).spec.template.metadata.labels;
+        return applying(labels, 'ingress').flatMap((p) =>
+          p.spec.ingress.flatMap((rule: Manifest) => rule.from.flatMap((peer: Manifest) => rule.ports.map((port: Manifest) => `${namespaceOf(peer)} -> ${port.port}`))),
+        );
+      };
+      expect(allowed('entia-api')).toEqual(['ingress-nginx -> http', 'monitoring -> metrics']);
+      expect(allowed('entia-worker')).toEqual(['monitoring -> health']);
+      // Every rule names its sources: none is open to all.
+      for (const policy of policies()) for (const rule of policy.spec.ingress ?? []) expect(rule.from?.length).toBeGreaterThan(0);
+    });
+
+    it('lets out DNS, MongoDB, Redis and S3 only, each where external/ says it runs; no rule opens the internet', () => {
+      for (const name of ['entia-api', 'entia-worker']) {
+        const labels = find('Deployment', name).spec.template.metadata.labels;
+        const rules: Manifest[] = applying(labels, 'egress').flatMap((p) => p.spec.egress);
+        const allows = (peer: (p: Manifest) => boolean, port: number) =>
+          rules.some((rule) => rule.to.some(peer) && rule.ports.some((p: Manifest) => p.port === port));
+        // Every rule names destinations and ports; none is an ipBlock wider than one address.
+        for (const rule of rules) {
+          expect([name, rule.to?.length > 0, rule.ports?.length > 0]).toEqual([name, true, true]);
+          for (const peer of rule.to) if (peer.ipBlock) expect([name, peer.ipBlock.cidr]).toEqual([name, expect.stringMatching(/\/32$/)]);
+        }
+        expect(allows((p) => namespaceOf(p) === 'kube-system' && p.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns', 53)).toBe(true);
+        // In-cluster servers (ExternalName to <service>.<namespace>.svc…): by namespace and pod labels.
+        for (const service of ['mongodb', 'minio']) {
+          const spec = find('Service', service).spec;
+          const namespace = /^[^.]+\.([^.]+)\.svc\./.exec(spec.externalName)![1];
+          const selected = (p: Manifest) => namespaceOf(p) === namespace && p.podSelector?.matchLabels?.['app.kubernetes.io/name'] === service;
+          expect([service, allows(selected, spec.ports[0].port)]).toEqual([service, true]);
+        }
+        // A server outside the cluster at a fixed address (the EndpointSlice): exactly that address.
+        const slice = find('EndpointSlice', 'redis-1');
+        for (const address of slice.endpoints.flatMap((e: Manifest) => e.addresses)) {
+          expect([address, allows((p) => p.ipBlock?.cidr === `${address}/32`, slice.ports[0].port)]).toEqual([address, true]);
+        }
+        // S3_ENDPOINT, which clients use too, is public: its one address on its port.
+        const endpoint = new URL(containerEnv(find('Deployment', name)).S3_ENDPOINT!);
+        expect(allows((p) => /\/32$/.test(p.ipBlock?.cidr ?? ''), Number(endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80)))).toBe(true);
+      }
+    });
+
+    it('keeps egress to a managed S3 outside the cluster as a commented option: valid when uncommented, HTTPS only', () => {
+      const text = readFileSync(join(k8s, 'networkpolicy.yaml'), 'utf8');
+      const block = /# BEGIN option: external S3\n([\s\S]*?)\n\s*# END option: external S3/.exec(text);
+      expect(block).not.toBeNull();
+      const rules = parseYamlDocuments(block![1]!.replace(/^ *# ?/gm, ''), { version: '1.1' })[0] as Manifest[];
+      expect(rules).toEqual([{ to: [{ ipBlock: expect.objectContaining({ cidr: '0.0.0.0/0' }) }], ports: [{ port: 443, protocol: 'TCP' }] }]);
+      expect(rules[0].to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']));
+      const enabled = structuredClone(find('NetworkPolicy', 'entia-egress'));
+      enabled.spec.egress.push(...rules);
+      expect(validator.validate(enabled)).toEqual([]);
+    });
   });
 
   it.each(['entia-api', 'entia-worker'])('gives %s a configuration the service accepts, naming only real settings', (name) => {

@@ -73,8 +73,11 @@ export async function runApp(repo: string, dataDir: string, envFile: string): Pr
   }
   const port = portFromEnv('PORT', 3000);
   const workerPort = portFromEnv('WORKER_PORT', port + 1);
+  // The API's Prometheus endpoint has a port of its own (never the API's): the configuration's default.
+  const metricsPort = portFromEnv('METRICS_PORT', 9464);
   await assertPortFree(port, 'the API (set PORT)');
   await assertPortFree(workerPort, 'the worker health endpoint (set WORKER_PORT)');
+  await assertPortFree(metricsPort, 'the API metrics endpoint (set METRICS_PORT)');
 
   let received: NodeJS.Signals | undefined;
   const signal = onceSignal().then((sig): Outcome => {
@@ -94,7 +97,7 @@ export async function runApp(repo: string, dataDir: string, envFile: string): Pr
   }
   const releaseApps = keepAlive();
   const written = writeEnvFile(envFile, stack.env);
-  const env = { ...process.env, ...stack.env, PORT: String(port), WORKER_PORT: String(workerPort) };
+  const env = { ...process.env, ...stack.env, PORT: String(port), WORKER_PORT: String(workerPort), METRICS_PORT: String(metricsPort) };
   const apps = [startApp('api', path.join(repo, mains.api), repo, env), startApp('worker', path.join(repo, mains.worker), repo, env)];
   const shutdown = async (): Promise<void> => {
     await Promise.all(apps.map((a) => stopApp(a)));

@@ -16,7 +16,7 @@ const ENV_FILE = path.join(REPO, '.stack', 'env');
 
 const USAGE = `usage: entia-stack <command>
   up      start MongoDB (or FerretDB), Redis and MinIO with data in .stack/data; print env; Ctrl-C stops
-  start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1)
+  start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1), METRICS_PORT (9464)
   test    jest against an ephemeral stack; extra args go to jest; last line: "<N> passed, <N> failed"
   build   build or check the cached FerretDB and MinIO binaries`;
 

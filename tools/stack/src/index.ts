@@ -12,3 +12,4 @@ export { redisPing } from './redis-ping';
 export { s3Request, signV4 } from './sigv4';
 export { stopWithParent } from './cleanup';
 export { freePort } from './ports';
+export { CHROMIUM_PATH, ensureTestTools } from './test-tools';

@@ -18,6 +18,8 @@ export function managed(
     logFile: proc.logFile,
     stop: () => proc.stop(),
     kill: () => proc.kill(),
+    pause: () => proc.pause(),
+    resume: () => proc.resume(),
     async restart() {
       await proc.stop();
       for (const p of opts.ports ?? [port]) await assertPortFree(p, name);

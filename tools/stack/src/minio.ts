@@ -69,6 +69,10 @@ export async function startMinio(
         ...env,
         MINIO_ROOT_USER: creds.accessKey,
         MINIO_ROOT_PASSWORD: creds.secretKey,
+        // Browsers upload to signed URLs from the page's origin. MinIO has no per-bucket CORS
+        // (PutBucketCors is NotImplemented), only this server-wide list: any origin here, since the
+        // signature is the access control and the API's CORS_ORIGINS decides which pages get URLs.
+        MINIO_API_CORS_ALLOW_ORIGIN: env.MINIO_API_CORS_ALLOW_ORIGIN || '*',
         ...(region === 'us-east-1' ? {} : { MINIO_SITE_REGION: region }),
       },
       dir: opts.dir,

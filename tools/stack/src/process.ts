@@ -84,6 +84,7 @@ export class ServerProcess {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private gone = true;
+  private paused = false;
   readonly logFile: string;
   private readonly pidFile: string;
 
@@ -127,6 +128,7 @@ export class ServerProcess {
       if (this.child === child) this.gone = true;
     });
     this.gone = false;
+    this.paused = false;
     const untrack = trackChild(child, () => this.stop());
     void this.exited.then(() => {
       untrack();
@@ -165,6 +167,8 @@ export class ServerProcess {
     if (!child || !this.running) return this.exited;
     child.ref(); // unref'd children do not keep Node alive, but waiting for this one must
     child.kill('SIGTERM');
+    // A stopped process only acts on SIGTERM once it runs again.
+    if (this.paused) this.resume();
     const timer = setTimeout(() => child.kill('SIGKILL'), this.opts.stopGraceMs ?? 5000);
     await this.exited;
     clearTimeout(timer);
@@ -176,6 +180,22 @@ export class ServerProcess {
       this.child.kill('SIGKILL');
     }
     return this.exited;
+  }
+
+  /**
+   * SIGSTOP: the process stays, its listening socket still completes TCP handshakes (the kernel
+   * does that), but nothing is read or answered: a hung server, as opposed to a crashed one.
+   */
+  pause(): void {
+    if (!this.child || !this.running) throw new StackError('cannot pause a server that is not running');
+    this.child.kill('SIGSTOP');
+    this.paused = true;
+  }
+
+  /** SIGCONT: the paused process carries on where it stopped. */
+  resume(): void {
+    if (this.child && this.running) this.child.kill('SIGCONT');
+    this.paused = false;
   }
 
   private removePidFile(pid: number | undefined): void {

@@ -1,15 +1,21 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { aptInstall, canApt } from './apt';
 import { cacheDir } from './cache';
 import { StackError } from './errors';
 import type { Log } from './log';
 import { runCommand } from './process';
 import { which } from './which';
 
+/** Debian's Chromium, which the browser test drives (playwright-core brings no browser of its own). */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
 /**
- * The clients the deployment checks run offline (tools/deploy): `docker compose config` and
- * `kubectl kustomize`. Neither needs a Docker engine or a cluster. Installed once when missing —
- * Compose built from the Go module proxy, kubectl from Debian — so a fresh machine runs every
- * check instead of skipping it. A failure stops the test run with one line.
+ * What the tests need beyond npm packages, installed once when missing so a fresh machine runs
+ * every test instead of skipping it: the clients the deployment checks run offline (tools/deploy:
+ * `docker compose config`, `kubectl kustomize`; neither needs a Docker engine or a cluster) —
+ * Compose built from the Go module proxy, kubectl from Debian — and Debian's Chromium for the
+ * browser test (services/api/test/browser.test.ts). A failure stops the test run with one line.
  */
 export async function ensureTestTools(repo: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
   const logFile = path.join(cacheDir(env), 'test-tools.log');
@@ -21,15 +27,15 @@ export async function ensureTestTools(repo: string, env: NodeJS.ProcessEnv, log:
       throw new StackError(`building docker compose failed (log: ${logFile}): run \`bash ${path.relative(repo, script)}\` to see why`);
     }
   }
-  const apt = which('apt-get', env);
-  if (!which('kubectl', env) && apt && process.getuid?.() === 0) {
-    log(`kubectl not found; installing it with apt-get (log: ${logFile})`);
-    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-    let result = await runCommand(apt, ['install', '-y', 'kubectl'], { env: aptEnv, logFile });
-    if (result.code !== 0) {
-      await runCommand(apt, ['update'], { env: aptEnv, logFile });
-      result = await runCommand(apt, ['install', '-y', 'kubectl'], { env: aptEnv, logFile });
+  const apt = canApt(env);
+  if (!which('kubectl', env) && apt) await aptInstall(apt, 'kubectl', env, log, logFile);
+  // Never a browser build from anywhere else: only the distribution's package.
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    if (!apt) {
+      log(`${CHROMIUM_PATH} is missing and cannot be installed here (needs root and apt-get): the browser test will fail; install Debian's chromium`);
+      return;
     }
-    if (result.code !== 0) throw new StackError(`installing kubectl with apt-get failed (log: ${logFile}): install kubectl yourself`);
+    await aptInstall(apt, 'chromium', env, log, logFile);
+    if (!fs.existsSync(CHROMIUM_PATH)) throw new StackError(`apt-get installed chromium but ${CHROMIUM_PATH} is missing (log: ${logFile})`);
   }
 }

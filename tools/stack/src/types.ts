@@ -22,6 +22,10 @@ export interface ManagedServer {
   stop(): Promise<void>;
   /** SIGKILL now (simulates a crash); resolves when gone. */
   kill(): Promise<void>;
+  /** SIGSTOP now (simulates a hung server: connections are accepted, nothing answers). */
+  pause(): void;
+  /** SIGCONT: a paused server carries on. */
+  resume(): void;
   /** Start again on the same port and data dir, and wait until it answers. */
   restart(): Promise<void>;
 }

@@ -42,6 +42,22 @@ test('redis answers PING and comes back after a crash', async () => {
   await crashAndRestart(redis, () => redisPing(redis.port));
 });
 
+test('a paused redis accepts connections but answers nothing until it is resumed, and still stops', async () => {
+  const redis = await startRedis({ dir, log: () => undefined });
+  server = redis;
+  redis.pause();
+  expect(await redisPing(redis.port, '127.0.0.1', 500)).toBe(false);
+  expect(redis.pid).toBeGreaterThan(0);
+  redis.resume();
+  expect(await redisPing(redis.port)).toBe(true);
+  // stop() of a paused server must not wait for SIGKILL: it is resumed to act on SIGTERM.
+  redis.pause();
+  const started = Date.now();
+  await redis.stop();
+  expect(Date.now() - started).toBeLessThan(4000);
+  expect(redis.pid).toBeUndefined();
+});
+
 test('FerretDB answers a wire-protocol ping and comes back after a crash', async () => {
   const mongo = await startFerretDb({ dir, log: () => undefined });
   server = mongo;

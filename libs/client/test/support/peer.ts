@@ -9,6 +9,7 @@ export interface Seen {
   query: URLSearchParams;
   authorization: string | undefined;
   contentType: string | undefined;
+  idempotencyKey: string | undefined;
   body: unknown;
 }
 
@@ -66,6 +67,7 @@ export class Peer {
       query: url.searchParams,
       authorization: req.headers.authorization,
       contentType: req.headers['content-type'],
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       body: text === '' ? undefined : JSON.parse(text),
     };
     this.seen.push(seen);

@@ -11,4 +11,10 @@ export interface PropertyDefinition extends ValueShape {
   formula?: string;
   /** The right needed to add, change or delete its values. */
   writeRight: Right;
+  /**
+   * Its values are credentials (or stand for them): shown as `***`, never filtered on (but for
+   * `exists`), sorted by, searched or read by formulas. Only system properties are secret; see
+   * `isSecretProperty`.
+   */
+  secret?: true;
 }

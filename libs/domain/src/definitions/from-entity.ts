@@ -1,4 +1,5 @@
-import { first, type Properties } from '../entity';
+import { first, type Entity, type Properties } from '../entity';
+import { MAX_FORMULAS_PER_TYPE } from '../formula/ast';
 import { DomainError, type FieldError } from '../errors';
 import { parseReferenceQuery } from '../query/parse';
 import { parseFormula } from '../formula/parse';
@@ -65,6 +66,24 @@ export function checkDefinition(properties: Properties): FieldError[] {
       if (!(error instanceof DomainError)) throw error;
       errors.push({ pointer: '', message: `formula does not parse: ${error.errors.map((e) => e.message).join('; ')}` });
     }
+  }
+  return errors;
+}
+
+/**
+ * What a definition may not share with the other definitions of its type (`siblings`; the
+ * definition itself among them is skipped): its name, and a place among at most
+ * `MAX_FORMULAS_PER_TYPE` formulas. Only a definition with a formula is refused for the count,
+ * so the type's other definitions stay writable whatever it holds.
+ */
+export function checkSiblings(definition: Entity, siblings: readonly Entity[]): FieldError[] {
+  const others = siblings.filter((sibling) => sibling._id !== definition._id);
+  const errors: FieldError[] = [];
+  const name = text(definition.properties, 'name');
+  if (others.some((sibling) => text(sibling.properties, 'name') === name)) errors.push({ pointer: '', message: `the type already defines "${name}"` });
+  const formulas = others.filter((sibling) => text(sibling.properties, 'formula') !== undefined).length;
+  if (text(definition.properties, 'formula') !== undefined && formulas >= MAX_FORMULAS_PER_TYPE) {
+    errors.push({ pointer: '', message: `a type has at most ${MAX_FORMULAS_PER_TYPE} formulas, and this one has ${formulas} already` });
   }
   return errors;
 }

@@ -21,10 +21,22 @@ export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new M
     rightList('_expander'),
     rightList('_viewer'),
     { ...base, name: '_inheritrights', type: 'boolean', list: false, writeRight: 'owner' },
-    { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner' },
+    { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner', secret: true },
   ].map((definition) => [definition.name, definition as PropertyDefinition]),
 );
 
 export function isSystemProperty(name: string): boolean {
   return name.startsWith('_');
+}
+
+/** What clients see in place of a secret value's `string`. */
+export const SECRET_SHOWN = '***';
+
+/**
+ * Whether `name`'s values are secret (its system definition says `secret`): the one rule every
+ * read, query, index and formula asks. User definitions can never be secret: their names cannot
+ * start with `_`, so a user cannot declare (or shadow) a secret property.
+ */
+export function isSecretProperty(name: string): boolean {
+  return SYSTEM_DEFINITIONS.get(name)?.secret === true;
 }

@@ -1,5 +1,5 @@
 import type { FormulaPath } from '../formula/ast';
-import { RIGHT_PROPERTIES } from '../rights';
+import { READ_ACCESS_PROPERTIES, RIGHT_PROPERTIES } from '../rights';
 
 /** What changed on an entity, as far as other entities can tell. */
 export interface EntityChange {
@@ -26,16 +26,21 @@ export interface Dependents {
 /**
  * Every path any formula of a database reads, so that a change fans out only to the entities
  * whose formulas can see it (a burst of writes to entities nobody reads schedules nothing).
+ * A change of who may read the entity (its rights or `_sharing`) reaches everyone who copies from
+ * it: what they may copy depends on it (issue 14) — every referrer, for its labels, and those
+ * whose formulas read its type through any property.
  */
 export function dependentsOf(paths: readonly FormulaPath[], change: EntityChange): Dependents {
   const all = change.properties === 'all';
   const touched = (property: string) => all || (change.properties as ReadonlySet<string>).has(property);
+  // A creation or deletion touches every property: it reaches all of them anyway.
+  const access = !all && READ_ACCESS_PROPERTIES.some(touched);
   const reads = (kind: FormulaPath['kind'], alsoWhen: boolean) =>
     paths.some((path) => path.kind === kind && (path.type === '*' || path.type === change.typeName) && (alsoWhen || touched(path.property)));
   return {
-    parents: reads('child', touched('_parent')),
-    referenced: reads('referrer', change.references),
-    referrers: touched('name') || reads('reference', false),
+    parents: reads('child', touched('_parent') || access),
+    referenced: reads('referrer', change.references || access),
+    referrers: touched('name') || access || reads('reference', false),
     children: !all && RIGHT_PROPERTIES.some(touched),
   };
 }

@@ -1,4 +1,5 @@
 import { first, newProperties, type Properties } from '../entity';
+import { ownersCanRead } from '../rights';
 
 /** What a reference to an entity shows as its `string`: the entity's first `name`. */
 export function labelOf(properties: Properties): string | undefined {
@@ -7,7 +8,10 @@ export function labelOf(properties: Properties): string | undefined {
 
 /**
  * Sets each reference value's `string` to its target's label (none when the target has no name).
- * Only references whose target is in `targets` are touched. `changed` says whether any label moved.
+ * A label copies the target's `name`, so it is set only while the entity's owners may read the
+ * target (`ownersCanRead`); otherwise it is dropped and the reference keeps only its id — the
+ * entity's own value, which its owner may still remove. Only references whose target is in
+ * `targets` are touched. `changed` says whether any label moved.
  */
 export function labelReferences(properties: Properties, targets: ReadonlyMap<string, Properties>): { properties: Properties; changed: boolean } {
   let changed = false;
@@ -17,7 +21,7 @@ export function labelReferences(properties: Properties, targets: ReadonlyMap<str
       values.map((value) => {
         const target = value.reference === undefined ? undefined : targets.get(value.reference);
         if (!target) return value;
-        const label = labelOf(target);
+        const label = ownersCanRead(properties, target) ? labelOf(target) : undefined;
         if (value.string === label) return value;
         changed = true;
         const { string: _old, ...rest } = value;

@@ -7,6 +7,11 @@ export const MAX_FORMULA_LENGTH = 2000;
 export const MAX_FORMULA_TOKENS = 200;
 /** The longest string a formula may build; longer results are a failure (no value). */
 export const MAX_FORMULA_STRING = 1_000_000;
+/**
+ * Formula definitions one type may have: every write of one of its entities evaluates them all (up
+ * to four passes), so their number bounds the work of a write.
+ */
+export const MAX_FORMULAS_PER_TYPE = 50;
 
 /**
  * Values read from other entities: `_child.<type|*>.<property>`, `_referrer.<type|*>.<property>`

@@ -82,6 +82,7 @@
  * At most `MAX_FORMULA_LENGTH` characters and `MAX_FORMULA_TOKENS` tokens.
  */
 import { invalid } from '../errors';
+import { isSecretProperty } from '../definitions/system';
 import {
   ARITY,
   MAX_FORMULA_LENGTH,
@@ -97,10 +98,10 @@ const FUNCTION_WORD = /^[A-Z][A-Z0-9_]*$/;
 const PROPERTY = /^_?[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const WHITESPACE = /\s/;
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', "'": "'", '"': '"', n: '\n', t: '\t' };
+// A Map: the escaped character comes from the formula, and is looked up by name.
+const ESCAPES: ReadonlyMap<string, string> = new Map([['\\', '\\'], ["'", "'"], ['"', '"'], ['n', '\n'], ['t', '\t']]);
 /** Names that are not properties of the entity itself. */
 const NOT_OWN = new Set(['_child', '_referrer']);
-const SECRET = '_api_key';
 
 type Token =
   | { kind: 'open' | 'close'; at: number }
@@ -157,7 +158,7 @@ class Parser {
       if (char === quote) return [value, i + 1];
       if (char === '\\') {
         const escaped = text[i + 1];
-        const replacement = escaped === undefined ? undefined : ESCAPES[escaped];
+        const replacement = escaped === undefined ? undefined : ESCAPES.get(escaped);
         if (replacement === undefined) {
           if (escaped === undefined) break;
           this.fail(`unknown escape \\${escaped} (use \\\\ \\' \\" \\n \\t)`, i);
@@ -182,7 +183,7 @@ class Parser {
     if (word === 'true' || word === 'false') return { kind: 'literal', value: word === 'true' };
     if (word === '_id') return { kind: 'id' };
     if (word.includes('.')) return { kind: 'path', path: this.path(word, at) };
-    if (word === SECRET) this.fail(`${SECRET} cannot be read by a formula`, at);
+    if (isSecretProperty(word)) this.fail(`${word} cannot be read by a formula`, at);
     if (NOT_OWN.has(word)) this.fail(`${word} needs a type and a property, as ${word}.<type|*>.<property>`, at);
     if (PROPERTY.test(word)) return { kind: 'property', name: word };
     return this.fail(`unexpected ${show(word)}`, at);
@@ -194,7 +195,8 @@ class Parser {
     if (parts.length !== 3 || !via || !type || !property) {
       this.fail(`path ${show(word)} must have three parts: <reference|_child|_referrer>.<type|*>.<property>`, at);
     }
-    if (via === SECRET || property === SECRET) this.fail(`${SECRET} cannot be read by a formula`, at);
+    const secret = [via, property].find((part) => part !== undefined && isSecretProperty(part));
+    if (secret !== undefined) this.fail(`${secret} cannot be read by a formula`, at);
     if (!PROPERTY.test(via) || via === '_id') this.fail(`path ${show(word)} must start with _child, _referrer or a reference property`, at);
     if (type !== '*' && !TYPE_NAME.test(type)) this.fail(`path ${show(word)} must name a type or *`, at);
     if (!PROPERTY.test(property) || NOT_OWN.has(property)) this.fail(`path ${show(word)} must end with a property name or _id`, at);

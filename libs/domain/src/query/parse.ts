@@ -1,3 +1,4 @@
+import { isSecretProperty } from '../definitions/system';
 import { invalid, type FieldError } from '../errors';
 import { isCalendarDate, normaliseDatetime } from '../values/rules';
 import { searchTerms } from '../search/tokens';
@@ -11,19 +12,25 @@ export const MAX_REGEX = 512;
 export const MAX_TERMS = 16;
 export const MAX_FILTERS = 50;
 
-/** Raw query parameters as the HTTP layer hands them over: repeated keys arrive as arrays. */
-export type RawQuery = Record<string, string | string[] | undefined>;
+/**
+ * Raw query parameters as the HTTP layer hands them over: repeated keys arrive as arrays; `limit`
+ * and `skip` may arrive as numbers already (the router validates them as integers).
+ */
+export type RawQuery = Record<string, string | number | string[] | undefined>;
 
 const PROPERTY = '_?[A-Za-z][A-Za-z0-9_]{0,63}';
-const FIELDS = ['string', 'number', 'boolean', 'date', 'datetime', 'reference', 'filename', 'filesize', 'filetype'] as const;
-const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FIELDS.join('|')})(?:\\.([a-z]+))?$`);
-const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FIELDS.join('|')})$`);
+/** The value fields a filter key may name (`<property>.<field>`). */
+export const FILTER_FIELDS = ['string', 'number', 'boolean', 'date', 'datetime', 'reference', 'filename', 'filesize', 'filetype'] as const;
+const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})(?:\\.([a-z]+))?$`);
+/** What a filter key looks like, for the API description: `<property>.<field>[.<operator>]`. */
+export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.(${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?$`;
+const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})$`);
 const PROPS = new RegExp(`^${PROPERTY}$`);
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** Which operators each field takes (SPEC §7). */
-const OPERATORS_OF: Record<FilterField, readonly Operator[]> = {
+export const OPERATORS_OF: Readonly<Record<FilterField, readonly Operator[]>> = {
   string: ['eq', 'ne', 'regex', 'in', 'exists'],
   filename: ['eq', 'ne', 'regex', 'in', 'exists'],
   filetype: ['eq', 'ne', 'regex', 'in', 'exists'],
@@ -80,6 +87,9 @@ function parseFilter(key: string, text: string, errors: Collector): Filter | und
   const op = (match[3] ?? 'eq') as Operator;
   if (!(OPERATORS as readonly string[]).includes(op)) return errors.fail(key, `unknown operator "${op}"`);
   if (!OPERATORS_OF[field].includes(op)) return errors.fail(key, `${field} does not take the operator "${op}"`);
+  // Any comparison with a secret's stored form (eq, in, ne, ranges, regex) is an oracle that
+  // recovers it a character at a time; whether it exists tells nothing of it.
+  if (isSecretProperty(property) && op !== 'exists') return errors.fail(key, `"${property}" is secret: only ${property}.${field}.exists may be filtered on`);
 
   switch (op) {
     case 'exists':
@@ -127,6 +137,10 @@ function parseSort(text: string, errors: Collector): SortKey[] {
       errors.fail('sort', `cannot sort by ${match[3]}`);
       continue;
     }
+    if (isSecretProperty(match[2]!)) {
+      errors.fail('sort', `cannot sort by "${match[2]}": it is secret`);
+      continue;
+    }
     keys.push({ property: match[2]!, field: match[3] as FilterField, direction: match[1] === '-' ? -1 : 1 });
   }
   return keys;
@@ -146,12 +160,13 @@ function integer(text: string, parameter: string, min: number, max: number, erro
 export function parseListQuery(raw: RawQuery): ListQuery {
   const errors = new Collector();
   const query: ListQuery = { filters: [], sort: [], limit: DEFAULT_LIMIT, skip: 0, terms: [] };
-  for (const [key, given] of Object.entries(raw)) {
-    if (given === undefined) continue;
-    if (Array.isArray(given)) {
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
       errors.fail(key, 'given more than once');
       continue;
     }
+    const given = String(value);
     switch (key) {
       case 'limit':
         query.limit = integer(given, key, 0, MAX_LIMIT, errors) ?? query.limit;
@@ -185,9 +200,13 @@ export function parseListQuery(raw: RawQuery): ListQuery {
   return query;
 }
 
-/** A query string (`a.string=x&b.number.gt=1`) as raw parameters; repeated keys become arrays. */
+/**
+ * A query string (`a.string=x&b.number.gt=1`) as raw parameters; repeated keys become arrays.
+ * Without a prototype: on a plain object `__proto__=x` would vanish (assigning a string to it is
+ * ignored) and `constructor=x` would find a function and count as given twice.
+ */
 export function rawQueryOf(text: string): RawQuery {
-  const raw: Record<string, string | string[]> = {};
+  const raw = Object.create(null) as Record<string, string | string[]>;
   for (const [key, value] of new URLSearchParams(text)) {
     const seen = raw[key];
     raw[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];

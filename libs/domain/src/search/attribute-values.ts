@@ -1,3 +1,4 @@
+import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField, Scalar } from '../query/ast';
 
@@ -20,9 +21,12 @@ export function attributeValue(property: string, field: FilterField, value: Scal
 export function attributeValues(properties: Properties): string[] {
   const entries = new Set<string>();
   for (const [name, values] of Object.entries(properties)) {
+    // Secret values are never filtered on (but for `exists`), so they need no entry, and an index
+    // of them would be one more copy of key material.
+    if (isSecretProperty(name)) continue;
     for (const value of values) {
       const scalars: [FilterField, Scalar | undefined][] = [
-        ['string', value.string !== undefined && value.string.length <= MAX_ATTRIBUTE_STRING && name !== '_api_key' ? value.string : undefined],
+        ['string', value.string !== undefined && value.string.length <= MAX_ATTRIBUTE_STRING ? value.string : undefined],
         ['number', value.number],
         ['boolean', value.boolean],
         ['date', value.date],

@@ -1,3 +1,4 @@
+import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField } from '../query/ast';
 import { MAX_PREFIX, prefixes, words } from './tokens';
@@ -13,6 +14,9 @@ export function searchIndex(properties: Properties, searchable: ReadonlySet<stri
   const seen = new Set<string>();
   const entries = new Set<string>();
   for (const name of searchable) {
+    // No definition can make a secret searchable today (user names cannot start with `_`); this
+    // keeps `q` from ever matching key material should one try.
+    if (isSecretProperty(name)) continue;
     for (const value of properties[name] ?? []) {
       const text = [value.string, value.number, value.date, value.filename].filter((part) => part !== undefined).join(' ');
       for (const word of words(text)) {
@@ -41,6 +45,8 @@ function sortable(text: string): string {
 export function sortKeys(properties: Properties): SortKeys {
   const keys = Object.create(null) as SortKeys;
   for (const [name, values] of Object.entries(properties)) {
+    // Nobody may sort by a secret: its order would tell its values apart.
+    if (isSecretProperty(name)) continue;
     for (const value of values) {
       const candidates: [FilterField, SortScalar | undefined][] = [
         ['string', value.string === undefined ? undefined : sortable(value.string.slice(0, 256))],

@@ -1,20 +1,22 @@
 import type { RequestHandler, Response } from 'express';
-import type { ControlDb } from '@entia/store';
+import type { Store } from '@entia/store';
 import { HttpProblem } from '../http/problem';
+import { liveKey } from './live-key';
 import { tokenKey, verifyToken, type Grant } from './tokens';
 
 export const unauthorized = (detail: string) =>
   new HttpProblem(401, 'unauthorized', 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="entia"' });
 
 /**
- * Remembers for a short while whether an API key still exists, so a token is checked against
- * revocation without a database read per request: a revoked key's tokens stop within `ttlMs`.
+ * Remembers for a short while whether an API key still opens its database (`liveKey`: not revoked,
+ * its person and the persons it depends on still there), so a token is checked against revocation
+ * without database reads per request: a revoked key's tokens stop within `ttlMs`.
  */
 export class KeyLiveness {
   private readonly seen = new Map<string, { live: boolean; until: number }>();
 
   constructor(
-    private readonly control: ControlDb,
+    private readonly store: Store,
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
@@ -23,7 +25,7 @@ export class KeyLiveness {
     const now = Date.now();
     const cached = this.seen.get(kid);
     if (cached && cached.until > now) return cached.live;
-    const live = (await this.control.key(kid)) !== undefined;
+    const live = (await liveKey(this.store, kid)) !== undefined;
     if (this.seen.size >= this.maxEntries) this.seen.clear();
     this.seen.set(kid, { live, until: now + this.ttlMs });
     return live;
@@ -37,7 +39,10 @@ export function grantOf(res: Response): Grant | undefined {
 
 /**
  * No Authorization header: anonymous. A bearer token: it must be a valid, unexpired JWT of ours
- * whose API key still exists, else 401 (never silently anonymous, SPEC §6).
+ * whose API key still exists, else 401 (never silently anonymous, SPEC §6). The 401 is not sent
+ * here but kept for `refuseFailedAuthentication`, mounted after the rate limiter: a request whose
+ * authentication failed has no verified caller, so the limiter counts it against its IP (SPEC §11:
+ * failed authentications are limited too), and a flood of forged tokens is answered 429.
  */
 export function authenticate(secret: string, keys: KeyLiveness): RequestHandler {
   const key = tokenKey(secret);
@@ -45,11 +50,19 @@ export function authenticate(secret: string, keys: KeyLiveness): RequestHandler 
     const header = req.headers.authorization;
     if (header === undefined) return next();
     const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header);
-    if (!match) throw unauthorized('Authorization must be "Bearer <token>".');
-    const grant = verifyToken(match[1]!, key);
-    if (!grant) throw unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.');
-    if (!(await keys.isLive(grant.kid))) throw unauthorized('The API key this token came from was revoked.');
-    res.locals.grant = grant;
+    const grant = match ? verifyToken(match[1]!, key) : undefined;
+    if (!match) res.locals.authFailure = unauthorized('Authorization must be "Bearer <token>".');
+    else if (!grant) res.locals.authFailure = unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.');
+    // A database that cannot be asked is an outage (503), not the caller's failure: thrown at once.
+    else if (!(await keys.isLive(grant.kid))) res.locals.authFailure = unauthorized('The API key this token came from was revoked.');
+    else res.locals.grant = grant;
     next();
   };
 }
+
+/** Answers the 401 that `authenticate` found, once the rate limiter has counted the request. */
+export const refuseFailedAuthentication: RequestHandler = (_req, res, next) => {
+  const failure = res.locals.authFailure as HttpProblem | undefined;
+  if (failure) throw failure;
+  next();
+};

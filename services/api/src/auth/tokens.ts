@@ -5,7 +5,7 @@ export const TOKEN_LIFETIME_SECONDS = 48 * 3600;
 
 /** What a token grants: a person in each of some databases, through one API key. */
 export interface Grant {
-  /** database name → person id */
+  /** database name → person id; read it with `personIn`, never by indexing. */
   accounts: Record<string, string>;
   /** Hash of the API key it was exchanged for, so revoking the key ends the token. */
   kid: string;
@@ -44,6 +44,15 @@ export function verifyToken(token: string, key: KeyObject): Grant | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The person `grant` names in database `db`, or undefined. An own-property check: `accounts[db]`
+ * would find `Object.prototype.constructor` for a database named `constructor`, and so let any
+ * token into it.
+ */
+export function personIn(grant: Grant, db: string): string | undefined {
+  return Object.hasOwn(grant.accounts, db) ? grant.accounts[db] : undefined;
 }
 
 function isAccounts(value: unknown): value is Record<string, string> {

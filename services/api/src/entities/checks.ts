@@ -1,6 +1,7 @@
 import {
   checkDefinition,
   checkReferences,
+  checkSiblings,
   invalid,
   parseReferenceQuery,
   referencesOf,
@@ -54,7 +55,6 @@ export async function checkAgainstDatabase(
 }
 
 async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<void> {
-
   const errors = checkDefinition(entity.properties);
   const parents = referencesOf(entity.properties, '_parent');
   if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
@@ -63,9 +63,9 @@ async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<vo
   if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
     throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
   }
-  const name = entity.properties.name?.[0]?.string;
+  // Read fresh, under the database's definitions lease (`schemaLease` in write.ts), so that two
+  // definitions written at once cannot both take the last place or the same name.
   const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
-  if (siblings.some((sibling) => sibling._id !== entity._id && sibling.properties.name?.[0]?.string === name)) {
-    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: `the type already defines "${name}"` }]);
-  }
+  const clashes = checkSiblings(entity, siblings);
+  if (clashes.length > 0) throw invalid('The property definition is invalid; nothing was written.', clashes);
 }

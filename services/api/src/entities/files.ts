@@ -30,20 +30,21 @@ export function uploaded(deps: Deps, db: string, entityId: string, value: Value)
   return deps.objects.exists(objectKey(db, entityId, value._id));
 }
 
+/** The object keys of the file values among `gone`: what the outbox asks the worker to remove. */
+export function objectKeysOf(db: string, entityId: string, gone: readonly Value[]): string[] {
+  return gone.filter(isFile).map((value) => objectKey(db, entityId, value._id));
+}
+
 /**
- * Schedules the removal of the objects of file values that are gone: now, and once more when the
- * value's upload URL has expired (a client may still PUT with it until then). The worker retries
- * until storage answers; a failure to schedule leaves an orphan object, which is logged.
+ * A client may still PUT with an upload URL until it expires, after the worker removed the object
+ * of a value that is gone: remove it once more then. Best effort (a job in Redis, not in the
+ * outbox): what a lost job leaves is an orphaned object, never wrong data. Never throws.
  */
-export async function removeObjects(deps: Deps, db: string, entityId: string, gone: Value[]): Promise<void> {
-  const options = { attempts: 20, backoff: { type: 'exponential', delay: 2000 } };
-  const late = { ...options, delay: (deps.config.UPLOAD_URL_TTL_SECONDS + 60) * 1000 };
-  for (const value of gone.filter(isFile)) {
-    const key = objectKey(db, entityId, value._id);
-    // BullMQ ids may not contain ':'; the key is unique per value, so the ids dedupe retries.
-    const id = `delete-object.${key.replaceAll('/', '.')}`;
-    await Promise.all([deps.jobs.enqueue('delete-object', { key }, id, options), deps.jobs.enqueue('delete-object', { key }, `${id}.late`, late)]).catch(
-      (err: unknown) => deps.logger.error({ err, key }, 'could not schedule the removal of an object; it is orphaned'),
-    );
+export async function removeAgainLater(deps: Deps, db: string, entityId: string, gone: readonly Value[]): Promise<void> {
+  const options = { attempts: 20, backoff: { type: 'exponential', delay: 2000 }, delay: (deps.config.UPLOAD_URL_TTL_SECONDS + 60) * 1000 };
+  for (const key of objectKeysOf(db, entityId, gone)) {
+    // BullMQ ids may not contain ':'; the key is unique per value, so the id dedupes retries.
+    const id = `delete-object.${key.replaceAll('/', '.')}.late`;
+    await deps.jobs.enqueue('delete-object', { key }, id, options).catch((err: unknown) => deps.logger.error({ err, key }, 'could not schedule the late removal of an object'));
   }
 }

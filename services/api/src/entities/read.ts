@@ -8,7 +8,7 @@ import type { Tenant } from '../tenancy';
  * own person entity always: a person manages their API keys even without a right on it (SPEC §6);
  * the rules then allow nothing else there.
  */
-function visible(found: Versioned | undefined, caller: Caller, writing: boolean): found is Versioned {
+export function visible<T extends Versioned>(found: T | undefined, caller: Caller, writing: boolean): found is T {
   return found !== undefined && (canRead(found.entity.properties, caller) || (writing && found.entity._id === caller.personId));
 }
 

@@ -2,9 +2,11 @@ import {
   DEFAULT_LIMITS,
   applyWrite,
   computeOwnFormulas,
+  describeChange,
   findValue,
   groupByProperty,
   hasRight,
+  isObjectId,
   labelReferences,
   referencesOf,
   removeValue,
@@ -19,24 +21,22 @@ import {
   type WriteContext,
   type WriteResult,
 } from '@entia/domain';
-import { describeChange } from '@entia/derive';
-import { newId } from '@entia/store';
+import { needsSettling, scheduleSettle, type Schema } from '@entia/derive';
+import { newId, type OutboxEntry, type Stored, type Versioned } from '@entia/store';
 import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
-import { HttpProblem } from '../http/problem';
+import { HttpProblem, problems } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
 import { checkAgainstDatabase } from './checks';
-import { definitionsOf, isDefinition, isSchemaEntity, schemaOf } from './definitions';
-import { readable, readableByValue } from './read';
-import { removeObjects, withUploads } from './files';
+import { isDefinition, isSchemaEntity, schemaOf } from './definitions';
+import { readableByValue, visible } from './read';
+import { objectKeysOf, removeAgainLater, withUploads } from './files';
+import { keyRecords } from './keys';
 
 export interface WriteOutcome {
   _id: string;
   properties: Record<string, Value[]>;
 }
-
-// Compare-and-set writes retry when another writer got in between; past this, report a conflict.
-const MAX_ATTEMPTS = 5;
 
 function context(deps: Deps, caller: Required<Caller>, definitions: ReadonlyMap<string, PropertyDefinition>, isPerson: boolean): WriteContext {
   return {
@@ -70,45 +70,67 @@ function completed(
 }
 
 /**
- * After a write is stored and before it is acknowledged: cached responses showing the entity
- * are invalidated (a caller always reads its own writes, SPEC §10), and the worker is told, to
- * recompute the entities that read it. A failure to schedule is logged, not reported: the write
- * stands, and POST /api/{db}/aggregate repairs what was missed.
+ * What the write leaves for the worker, committed with it (SPEC §9): telling the entities that
+ * read the change (when the schema says anyone may), removing the objects of file values that are
+ * gone, and rebuilding the entities of a type whose definitions changed.
  */
-async function written(deps: Deps, tenant: Tenant, before: Entity | undefined, after: Entity | undefined): Promise<void> {
+function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
   const entity = (after ?? before)!;
-  await deps.generations.touch(tenant.name, [entity._id], isSchemaEntity(tenant, entity));
-  const change = describeChange(tenant.name, before, after, 0);
-  if (change) {
-    await deps.jobs.enqueue('changed', change).catch((err: unknown) => {
-      deps.logger.error({ err, db: tenant.name, entity: entity._id }, 'could not schedule the recomputation of dependents');
-    });
-  }
-  await reindexTypesOf(deps, tenant, before, after);
+  const entries: OutboxEntry[] = [];
+  const change = describeChange(before, after);
+  if (change && needsSettling(schema, change)) entries.push({ id: newId(), kind: 'changed', change, depth: 0 });
+  const keys = objectKeysOf(tenant.name, entity._id, gone);
+  if (keys.length > 0) entries.push({ id: newId(), kind: 'delete-objects', keys });
+  const types = [...new Set([before, after].flatMap((state) => (state && isDefinition(tenant, state) ? referencesOf(state.properties, '_parent') : [])))];
+  if (types.length > 0) entries.push({ id: newId(), kind: 'reindex', types });
+  return entries;
 }
 
 /**
- * Stores an entity together with the index entries of the API keys the write generated. Keys are
- * indexed first and withdrawn if the entity write does not happen, so a key is never usable
- * without its value, and a stored value never lacks its key.
+ * Cached copies of the entity (and the lists, and the schema when it is a type or definition) are
+ * invalidated twice. Before the commit, and a failure fails the write before anything is stored: no
+ * copy made before the write is read after it. After the commit, for a reader that raced the write
+ * and cached the old state under the new token; that one must not fail a stored write, so it is
+ * logged (docs/decisions.md: the argument for read-your-own-writes).
  */
-async function storeWithKeys(deps: Deps, tenant: Tenant, entityId: string, result: WriteResult, write: () => Promise<boolean>): Promise<boolean> {
-  const registry = deps.store.registry;
-  const records = result.newKeys.map((key) => ({ _id: key.hash, db: tenant.name, person: entityId, value: key.valueId, createdAt: new Date() }));
-  for (const record of records) await registry.addKey(record);
-  let stored = false;
-  try {
-    stored = await write();
-    return stored;
-  } finally {
-    if (!stored) for (const record of records) await registry.removeKey(tenant.name, record.value);
-  }
+const invalidate = (deps: Deps, tenant: Tenant, entity: Entity) => deps.generations.touch(tenant.name, [entity._id], isSchemaEntity(tenant, entity));
+
+/** After the commit: nothing here can fail the request, the write stands and its effects are recorded. */
+async function afterCommit(deps: Deps, tenant: Tenant, entity: Entity, outbox: readonly OutboxEntry[]): Promise<void> {
+  await invalidate(deps, tenant, entity).catch((err: unknown) => {
+    deps.logger.error({ err, db: tenant.name, entity: entity._id }, 'could not invalidate cached copies after a write');
+  });
+  if (outbox.length > 0) await scheduleSettle(deps, tenant.name, [entity._id], 0);
 }
 
+/** The stored entity as the caller may address it for a write, or 404 (existence is not revealed). */
+function addressable(tenant: Tenant, stored: Stored | undefined, id: string, writing: boolean): Versioned {
+  if (!visible(stored !== undefined && !stored.deleted ? stored : undefined, tenant.caller, writing)) throw problems.notFound(`No entity ${id}.`);
+  return stored!;
+}
+
+/**
+ * Writes of one database's property definitions take turns under this lease (besides the entity's
+ * own), because a definition is checked against the other definitions of its type (`checkSiblings`:
+ * unique name, at most MAX_FORMULAS_PER_TYPE formulas): two written at once would each pass without
+ * seeing the other. Definitions are written rarely, so one lease per database costs nothing.
+ * Always taken before an entity's lease, never after, so no two writers wait for each other.
+ */
+const schemaLease = (tenant: Tenant) => `${tenant.name}/definitions`;
+
+/** Thrown from a plan that finds it is changing a definition without the schema lease: retry under it. */
+class NeedsSchemaLease extends Error {}
+
 export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
-  const caller = signedIn(tenant);
+  signedIn(tenant);
   const typeId = items.find((item) => item.type === '_type')?.reference;
-  const knownType = typeof typeId === 'string' && /^[0-9a-f]{24}$/.test(typeId) ? typeId : undefined;
+  const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+  if (knownType === tenant.record.meta.property) return deps.leases.hold(schemaLease(tenant), () => insertEntity(deps, tenant, items, knownType));
+  return insertEntity(deps, tenant, items, knownType);
+}
+
+async function insertEntity(deps: Deps, tenant: Tenant, items: ValueInput[], knownType: string | undefined): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
   const schema = await schemaOf(deps, tenant);
   const definitions = schema.definitionsOf(knownType);
   const id = newId();
@@ -116,85 +138,97 @@ export async function createEntity(deps: Deps, tenant: Tenant, items: ValueInput
   const result = applyWrite(undefined, items, ctx);
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
   const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
-  await storeWithKeys(deps, tenant, entity._id, result, async () => {
-    await tenant.entities.insert([entity], () => searchableOf(definitions));
-    return true;
-  });
-  await written(deps, tenant, undefined, entity);
+  const outbox = outboxOf(tenant, schema, undefined, entity, []);
+  const keys = await keyRecords(deps, tenant, id, result);
+  await invalidate(deps, tenant, entity);
+  await deps.writer.create(tenant.name, entity, searchableOf(definitions), { add: outbox, keys });
+  await afterCommit(deps, tenant, entity, outbox);
   return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
 
-/**
- * After a definition was written or removed, the entities of its type(s) get their search index
- * rebuilt by the worker. The write itself stands either way; a failure to schedule is logged (a
- * whole-database rebuild repairs it).
- */
-async function reindexTypesOf(deps: Deps, tenant: Tenant, ...definitions: (Entity | undefined)[]): Promise<void> {
-  const types = new Set(definitions.flatMap((entity) => (entity && isDefinition(tenant, entity) ? referencesOf(entity.properties, '_parent') : [])));
-  for (const type of types) {
-    await deps.jobs.enqueue('reindex', { db: tenant.name, type }).catch((err: unknown) => {
-      deps.logger.error({ err, db: tenant.name, type }, 'could not schedule the reindex of a type');
-    });
+export async function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+  // Whether the entity is a definition is known once it is read under its own lease; `_type`
+  // never changes, so a write that finds one starts again under the schema lease.
+  try {
+    return await changeValues(deps, tenant, id, items, false);
+  } catch (error) {
+    if (!(error instanceof NeedsSchemaLease)) throw error;
   }
+  return deps.leases.hold(schemaLease(tenant), () => changeValues(deps, tenant, id, items, true));
 }
 
-/** Retries `attempt` while a concurrent writer wins the compare-and-set. */
-async function withRetries<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  for (let n = 1; n <= MAX_ATTEMPTS; n++) {
-    const outcome = await attempt();
-    if (outcome !== undefined) return outcome;
-  }
-  throw new HttpProblem(409, 'conflict', 'Conflict', 'The entity changed too often while writing; try again.');
-}
-
-export function addValues(deps: Deps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+async function changeValues(deps: Deps, tenant: Tenant, id: string, items: ValueInput[], holdsSchemaLease: boolean): Promise<WriteOutcome> {
   const caller = signedIn(tenant);
-  return withRetries(async () => {
-    const current = await readable(tenant, id, true);
+  const done = await deps.writer.update(tenant.name, id, async (stored) => {
+    const current = addressable(tenant, stored, id, true);
+    if (!holdsSchemaLease && isDefinition(tenant, current.entity)) throw new NeedsSchemaLease();
     const schema = await schemaOf(deps, tenant);
-    const definitions = schema.definitionsOf(typeOf(current.entity.properties));
-    const isPerson = typeOf(current.entity.properties) === tenant.record.meta.person;
-    const ctx = context(deps, caller, definitions, isPerson);
+    const type = typeOf(current.entity.properties);
+    const definitions = schema.definitionsOf(type);
+    const ctx = context(deps, caller, definitions, type === tenant.record.meta.person);
     const result = applyWrite(current.entity, items, ctx);
     const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
     const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
-    const stored = await storeWithKeys(deps, tenant, id, result, () => tenant.entities.replace(entity, current.version, searchableOf(definitions)));
-    if (!stored) return undefined;
-    await written(deps, tenant, current.entity, entity);
-    await removeObjects(deps, tenant.name, id, result.removed);
-    return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, values)) };
+    const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed);
+    const keys = await keyRecords(deps, tenant, id, result);
+    await invalidate(deps, tenant, entity);
+    return {
+      next: { kind: 'replace' as const, entity, searchable: searchableOf(definitions) },
+      add: outbox,
+      keys,
+      outcome: { entity, values, outbox, removed: result.removed },
+    };
   });
+  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await removeAgainLater(deps, tenant.name, id, done.removed);
+  return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, done.values)) };
 }
 
-export function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ deleted: true }> {
+export async function deleteEntity(deps: Deps, tenant: Tenant, id: string): Promise<{ deleted: true }> {
   const caller = signedIn(tenant);
-  return withRetries(async () => {
-    const current = await readable(tenant, id);
+  const done = await deps.writer.update(tenant.name, id, async (stored) => {
+    const current = addressable(tenant, stored, id, false);
     if (!hasRight(current.entity.properties, caller, 'owner')) {
       throw new HttpProblem(403, 'forbidden', 'Forbidden', 'Deleting an entity needs the owner right.');
     }
-    // Keys are revoked before their values go: a failure in between leaves a dead key, never a live orphan.
-    for (const key of current.entity.properties._api_key ?? []) await deps.store.registry.removeKey(tenant.name, key._id);
-    if (!(await tenant.entities.delete(id, current.version))) return undefined;
-    await written(deps, tenant, current.entity, undefined);
-    await removeObjects(deps, tenant.name, id, Object.values(current.entity.properties).flat());
-    return { deleted: true as const };
+    const values = Object.values(current.entity.properties).flat();
+    const outbox = outboxOf(tenant, await schemaOf(deps, tenant), current.entity, undefined, values);
+    await invalidate(deps, tenant, current.entity);
+    return {
+      next: { kind: 'tombstone' as const },
+      add: outbox,
+      revokeKeys: (current.entity.properties._api_key ?? []).map((key) => key._id),
+      outcome: { entity: current.entity, outbox, values },
+    };
   });
+  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await removeAgainLater(deps, tenant.name, id, done.values);
+  return { deleted: true };
 }
 
-export function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promise<{ deleted: true }> {
+export async function deleteValue(deps: Deps, tenant: Tenant, valueId: string): Promise<{ deleted: true }> {
   const caller = signedIn(tenant);
-  return withRetries(async () => {
-    const current = await readableByValue(tenant, valueId, true);
-    const definitions = await definitionsOf(deps, tenant, typeOf(current.entity.properties));
+  const holder = (await readableByValue(tenant, valueId, true)).entity._id;
+  const done = await deps.writer.update(tenant.name, holder, async (stored) => {
+    const current = addressable(tenant, stored, holder, true);
+    // It may have been deleted while this request waited for its turn.
+    if (!findValue(current.entity.properties, valueId)) throw problems.notFound(`No property ${valueId}.`);
+    const schema = await schemaOf(deps, tenant);
+    const definitions = schema.definitionsOf(typeOf(current.entity.properties));
     const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, definitions);
     const stamp = { at: new Date().toISOString(), by: caller.personId };
-    const { properties } = computeOwnFormulas({ _id: current.entity._id, properties: remaining }, definitions, stamp, newId);
-    if (removed.type === '_api_key') await deps.store.registry.removeKey(tenant.name, removed._id);
-    const entity: Entity = { _id: current.entity._id, properties };
-    if (!(await tenant.entities.replace(entity, current.version, searchableOf(definitions)))) return undefined;
-    await written(deps, tenant, current.entity, entity);
-    await removeObjects(deps, tenant.name, entity._id, [removed]);
-    return { deleted: true as const };
+    const { properties } = computeOwnFormulas({ _id: holder, properties: remaining }, definitions, stamp, newId);
+    const entity: Entity = { _id: holder, properties };
+    const outbox = outboxOf(tenant, schema, current.entity, entity, [removed]);
+    await invalidate(deps, tenant, entity);
+    return {
+      next: { kind: 'replace' as const, entity, searchable: searchableOf(definitions) },
+      add: outbox,
+      revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
+      outcome: { entity, outbox, removed },
+    };
   });
+  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await removeAgainLater(deps, tenant.name, holder, [done.removed]);
+  return { deleted: true };
 }

@@ -1,8 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { queryFailure } from '@entia/store';
+import { WriteBusy, queryFailure } from '@entia/store';
 import { DomainError, problemOf } from './domain-errors';
 import { HttpProblem, problems, sendProblem } from './problem';
+import { unavailableDependency, unavailableProblem } from './unavailable';
 
 /** body-parser signals its failures with `type` and `status`; each is the client's fault. */
 function bodyParserProblem(error: { type?: unknown; limit?: unknown }): HttpProblem | undefined {
@@ -45,6 +46,14 @@ function overloaded(error: unknown): HttpProblem | undefined {
   return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');
 }
 
+/** Others kept the entity busy longer than this write could wait: nothing was written. */
+function busy(error: unknown): HttpProblem | undefined {
+  if (!(error instanceof WriteBusy)) return undefined;
+  return new HttpProblem(409, 'conflict', 'Conflict', 'The entity is being changed by other writers; nothing was written. Try again.', undefined, {
+    'Retry-After': String(error.retryAfterSeconds),
+  });
+}
+
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
 
 /**
@@ -53,12 +62,20 @@ export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
+    // An outage is expected, not a bug: one warning line without a stack, and a 503 on every route.
+    const dependency = unavailableDependency(error);
+    if (dependency) {
+      (req.log ?? logger).warn({ dependency, reason: error instanceof Error ? error.message : String(error) }, 'dependency unavailable');
+      if (res.headersSent) res.destroy();
+      else sendProblem(res, unavailableProblem(dependency));
+      return;
+    }
     const problem =
       error instanceof HttpProblem
         ? error
         : error instanceof DomainError
           ? problemOf(error)
-          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? overloaded(error));
+          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? busy(error) ?? overloaded(error));
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;

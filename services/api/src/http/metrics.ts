@@ -1,9 +1,8 @@
 import type { RequestHandler } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** A registry per app instance, so tests that build several apps do not collide. */
-export function createMetrics(): { registry: Registry; middleware: RequestHandler } {
-  const registry = new Registry();
+/** Into a registry per app instance (new unless given), so tests that build several apps do not collide. */
+export function createMetrics(registry: Registry = new Registry()): { registry: Registry; middleware: RequestHandler } {
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] });

@@ -1,12 +1,18 @@
 import express, { type Express, type RequestHandler } from 'express';
+import { refuseFailedAuthentication } from '../auth/authenticate';
+import type { Lifecycle } from './lifecycle';
 import { problems, sendProblem } from './problem';
 import type { Route } from './route';
 import { compileValidator, type Location } from './validate';
 
 export interface MountOptions {
+  /** Counts running handlers, so shutdown waits for one whose client has gone. */
+  lifecycle: Lifecycle;
   bodyLimit: number;
   authenticate: RequestHandler;
   rateLimit: RequestHandler;
+  /** `Idempotency-Key` handling, on every POST route. */
+  idempotency: RequestHandler;
 }
 
 /** `/api/jobs/{id}` → `/api/jobs/:id` */
@@ -16,8 +22,12 @@ export function expressPath(path: string): string {
 
 /**
  * Registers every route with its guards in a fixed order: authentication (so limits can count per
- * API key), rate limit, media type, body parsing (bounded), validation of params/query/body, handler. Then answers 405 with `Allow` for any
- * other method on a known path.
+ * API key, and idempotency keys belong to a caller), rate limit, the 401 of a failed authentication
+ * (after the limit, which counts it per IP), media type, body parsing (bounded), on POST the
+ * idempotency key unless the route only reads (it fingerprints the body as sent, before validation
+ * applies defaults; a replay skips everything after it), validation of params (404) and query/body
+ * (400), handler. Then answers `OPTIONS` (CORS preflights) with 204 and `Allow`, and 405 with
+ * `Allow` for any other method on a known path.
  */
 export function mountRoutes(app: Express, routes: Route[], options: MountOptions): void {
   const json = express.json({ limit: options.bodyLimit, type: ['application/json', 'application/*+json'] });
@@ -29,16 +39,28 @@ export function mountRoutes(app: Express, routes: Route[], options: MountOptions
     const guards: RequestHandler[] = [];
     if (route.auth !== 'none') guards.push(options.authenticate);
     if (route.rateLimited !== false) guards.push(options.rateLimit);
+    if (route.auth !== 'none') guards.push(refuseFailedAuthentication);
     if (route.body) guards.push(requireJson, json);
+    if (route.method === 'post' && !route.readOnly) guards.push(options.idempotency);
     guards.push(validation(route));
     app[route.method](path, ...guards, async (req, res) => {
       const input = res.locals.input as { params: never; query: never; body: never };
-      await route.handler({ ...input, req, res });
+      const end = options.lifecycle.begin();
+      try {
+        await route.handler({ ...input, req, res });
+      } finally {
+        end();
+      }
     });
   }
 
   for (const [path, methods] of allowed) {
     if (methods.includes('GET')) methods.push('HEAD');
+    // OPTIONS on any known path (a CORS preflight: the CORS headers are already set, see cors.ts),
+    // without authentication or rate limit: browsers send preflights without credentials.
+    app.options(path, (_req, res) => {
+      res.set('Allow', methods.join(', ')).status(204).end();
+    });
     app.all(path, (_req, res) => sendProblem(res, problems.methodNotAllowed(methods)));
   }
 }
@@ -58,7 +80,11 @@ function validation(route: Route): RequestHandler {
   return (req, res, next) => {
     // Express 5's req.query is a getter over the raw string: validate (and coerce) a copy.
     const input: Record<Location, unknown> = { params: { ...req.params }, query: { ...req.query }, body: req.body };
-    const errors = checks.flatMap(({ location, check }) => check(input[location]));
+    // A path whose parameters are outside their patterns names nothing that could exist: 404, as
+    // for a well-formed id that is not there (SPEC §2), whatever else is wrong with the request.
+    const [path] = checks.filter(({ location }) => location === 'params').map(({ check }) => check(input.params));
+    if (path && path.length > 0) throw problems.notFound(`No such resource: ${path.map((e) => `${e.parameter} ${e.message}`).join('; ')}.`);
+    const errors = checks.filter(({ location }) => location !== 'params').flatMap(({ location, check }) => check(input[location]));
     if (errors.length > 0) throw problems.invalidRequest('The request does not match the schema of this endpoint.', errors);
     res.locals.input = input;
     next();

@@ -1,3 +1,4 @@
+import { boundedErrors, clipText } from '@entia/domain';
 import type { Response } from 'express';
 
 /** One offending input: a query/path `parameter` or a JSON `pointer` into the body (RFC 6901). */
@@ -14,8 +15,13 @@ export interface ProblemBody {
   status: number;
   detail?: string;
   errors?: FieldError[];
+  /** How many field errors there were beyond those in `errors`. */
+  errorsOmitted?: number;
   [extension: string]: unknown;
 }
+
+/** Longest `detail` an answer shows, in characters. */
+const MAX_DETAIL = 1000;
 
 /** An error that knows the HTTP answer it stands for. Thrown anywhere, answered by the error handler. */
 export class HttpProblem extends Error {
@@ -31,13 +37,19 @@ export class HttpProblem extends Error {
     super(detail ?? title);
   }
 
+  /**
+   * The body, bounded whatever the input was: at most `MAX_FIELD_ERRORS` field errors with
+   * `errorsOmitted` counting the rest, and no text that echoes input at length.
+   */
   toBody(): ProblemBody {
+    const errors = this.errors === undefined ? undefined : boundedErrors(this.errors);
     return {
       type: `urn:entia:problem:${this.slug}`,
       title: this.title,
       status: this.status,
-      ...(this.detail === undefined ? {} : { detail: this.detail }),
-      ...(this.errors === undefined ? {} : { errors: this.errors }),
+      ...(this.detail === undefined ? {} : { detail: clipText(this.detail, MAX_DETAIL) }),
+      ...(errors === undefined ? {} : { errors: errors.shown }),
+      ...(errors && errors.omitted > 0 ? { errorsOmitted: errors.omitted } : {}),
       ...this.extensions,
     };
   }

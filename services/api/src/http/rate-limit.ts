@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisBreaker } from '@entia/jobs';
+import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { grantOf } from '../auth/authenticate';
 import { problems, sendProblem } from './problem';
@@ -22,31 +23,46 @@ class RecoveringRedisStore extends RedisStore {
 }
 
 export interface RateLimitOptions {
-  redis: Redis;
+  breaker: RedisBreaker;
   windowMs: number;
   max: number;
   prefix: string;
+  logger: Logger;
 }
 
+/** The counter of a signed-in caller: the person (per database) their token grants. */
+const personKey = (accounts: Record<string, string>) =>
+  `person:${Object.entries(accounts)
+    .map(([db, person]) => `${db}/${person}`)
+    .sort()
+    .join(',')}`;
+
 /**
- * Fixed-window limit per client (API key or IP), counted in Redis so every API replica shares the counts. While
- * Redis is unreachable requests pass: an outage of the limiter must not become an outage of the API.
+ * Fixed-window limit per client (signed-in person or IP), counted in Redis so every API replica shares the counts. While
+ * Redis is unreachable requests pass: an outage of the limiter must not become an outage of the API. Once the
+ * breaker knows Redis is away the limiter is skipped without a Redis call; the call that finds it away (a
+ * command timeout) passes the request after that one wait.
  */
-export function rateLimiter({ redis, windowMs, max, prefix }: RateLimitOptions): RequestHandler {
+export function rateLimiter({ breaker, windowMs, max, prefix, logger }: RateLimitOptions): RequestHandler {
   return rateLimit({
     windowMs,
     limit: max,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
+    skip: () => !breaker.available,
     passOnStoreError: true,
-    // Per API key once the caller is known (a verified token), else per IP.
+    // The library's default logger is the console; ours is structured. The breaker already logs the
+    // outage once, so a request let through is only worth a debug line.
+    logger: { error: (err, message) => logger.debug({ err }, message), warn: (warning, message) => logger.warn({ warning }, message) },
+    // Per person once the caller is known (a verified token), else per IP. Not per API key: a
+    // person may hold several keys, and each must not open a window of its own (issue 14).
     keyGenerator: (req, res) => {
       const grant = grantOf(res);
-      return grant ? `key:${grant.kid}` : ipKeyGenerator(req.ip ?? 'unknown');
+      return grant ? personKey(grant.accounts) : ipKeyGenerator(req.ip ?? 'unknown');
     },
     store: new RecoveringRedisStore({
       prefix: `${prefix}:rl:`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+      sendCommand: (command: string, ...args: string[]) => breaker.run((redis) => redis.call(command, ...args) as Promise<RedisReply>),
     }),
     handler: (req, res) => {
       const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;

@@ -3,6 +3,13 @@ import type { Request, Response } from 'express';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * `none`: no credential (probes, the document). `apiKey`: an API key as the Bearer (only the key
+ * exchange). `optional`: a token when the caller has one; anonymous callers see public data.
+ * `required`: a token; without one the answer is 401.
+ */
+export type Security = 'none' | 'apiKey' | 'optional' | 'required';
+
 export interface ResponseSpec {
   description: string;
   schema?: TSchema;
@@ -39,11 +46,32 @@ export interface Route<P extends TSchema | undefined = TSchema | undefined, Q ex
   /** Probes and metrics are exempt so that a busy client cannot make a pod look dead. */
   rateLimited?: boolean;
   /**
+   * A POST that only reads (a query too long for a URL): `Idempotency-Key` does not apply, since
+   * repeating it changes nothing, and keeping its answers for 24 h would only fill Redis.
+   */
+  readOnly?: boolean;
+  /**
    * `token` (default): a Bearer JWT is verified when present (the request is anonymous without
    * one). `none`: the Authorization header is not this layer's business (probes, the key exchange).
    */
   auth?: 'token' | 'none';
+  /**
+   * What the OpenAPI document tells clients to send (`securityOf` gives the default). The handler
+   * is what enforces it: services/api/test/openapi.test.ts sends every operation without a token
+   * and checks each answer against this.
+   */
+  security?: Security;
   handler(context: RouteContext<P, Q, B>): Promise<void> | void;
+}
+
+/**
+ * Declared, or: nothing for routes outside the token layer, optional for reads (a read-only POST
+ * such as the long-query route included: anonymous callers see public entities), required for writes.
+ */
+export function securityOf(route: Route): Security {
+  if (route.security) return route.security;
+  if (route.auth === 'none') return 'none';
+  return route.method === 'get' || route.readOnly ? 'optional' : 'required';
 }
 
 /** Keeps each route's handler typed by its own schemas while routes are collected in one list. */

@@ -16,7 +16,25 @@ export interface Validator {
 
 export function compileValidator(schema: TSchema, location: Location): Validator {
   const validate: ValidateFunction = (location === 'body' ? exact : coercing).compile(schema);
-  return (value) => (validate(value) ? [] : (validate.errors ?? []).map((error) => describe(error, location)));
+  const check: Validator = (value) => (validate(value) ? [] : (validate.errors ?? []).map((error) => describe(error, location)));
+  return location === 'body' ? check : withDecimalIntegers(schema, check);
+}
+
+/**
+ * Ajv's coercion reads a query string's `1e3`, ` 5` or `0x10` as numbers; an integer parameter
+ * is written in decimal digits, anything else is refused (naming the parameter) as the schema's
+ * `type: integer` tells clients.
+ */
+function withDecimalIntegers(schema: TSchema, check: Validator): Validator {
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const integers = Object.keys(properties).filter((name) => properties[name]!.type === 'integer');
+  if (integers.length === 0) return check;
+  return (value) => {
+    const given = value as Record<string, unknown>;
+    const malformed = integers.filter((name) => typeof given[name] === 'string' && !/^-?\d+$/.test(given[name] as string));
+    const errors = check(value).filter((error) => !malformed.includes(error.parameter!));
+    return [...malformed.map((parameter) => ({ parameter, message: 'must be an integer written in decimal digits' })), ...errors];
+  };
 }
 
 function describe(error: ErrorObject, location: Location): FieldError {

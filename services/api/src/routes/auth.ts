@@ -2,6 +2,7 @@ import { first } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { hashApiKey } from '../auth/keys';
+import { liveKey } from '../auth/live-key';
 import { signToken, tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -26,6 +27,7 @@ export function authRoutes(deps: Deps): Route[] {
       tags: ['auth'],
       // The bearer here is an API key, not a token: this route reads it itself.
       auth: 'none',
+      security: 'apiKey',
       query: Type.Object(
         { db: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_]{2,62}$', description: 'Limit the token to this database.' })) },
         { additionalProperties: false },
@@ -38,12 +40,12 @@ export function authRoutes(deps: Deps): Route[] {
         const match = KEY.exec(req.headers.authorization ?? '');
         if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
         const hash = hashApiKey(match[1]!);
-        const key = await deps.store.registry.key(hash);
-        if (!key) throw unauthorized('Unknown or revoked API key.');
+        // Revoked, its person gone, or a person it depends on gone: one answer for all (issue 14).
+        const live = await liveKey(deps.store, hash);
+        if (!live) throw unauthorized('Unknown or revoked API key.');
+        const { key, person } = live;
         if (query.db !== undefined && query.db !== key.db) throw unauthorized(`This API key has no account in database "${query.db}".`);
-        const person = await deps.store.entities(key.db).get(key.person);
-        if (!person) throw unauthorized('The person of this API key no longer exists.');
-        const name = first(person.entity.properties, 'name')?.string ?? '';
+        const name = first(person.properties, 'name')?.string ?? '';
         res.json({
           accounts: [{ _id: key.db, name: key.db, user: { _id: key.person, name } }],
           token: signToken({ accounts: { [key.db]: key.person }, kid: hash }, signingKey),

@@ -1,23 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import type { Registry } from 'prom-client';
 import type { Deps } from '../deps';
+import type { Lifecycle } from '../http/lifecycle';
 import { problems, sendProblem } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
 import { probe } from '../readiness';
 
-export interface Lifecycle {
-  /** Set on SIGTERM: the load balancer should stop sending before the listener closes. */
-  shuttingDown: boolean;
-}
-
 const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')]));
 
-export function healthRoutes(deps: Deps, registry: Registry, lifecycle: Lifecycle): Route[] {
+// A replica has proved its configuration and its network path once these have answered: until
+// then it is not ready (a rollout with a wrong MONGODB_URL stalls instead of replacing good pods).
+const NEEDED_TO_START = ['mongodb', 'redis'];
+
+/** The probes, on the API's own port (Kubernetes probes it there); metrics are on METRICS_PORT (metrics-server.ts). */
+export function healthRoutes(deps: Deps, lifecycle: Lifecycle): Route[] {
   const checks = {
     mongodb: () => deps.store.ping(),
     redis: () => deps.redis.ping(),
     storage: () => deps.objects.ping(),
   };
+  let started = false;
   return [
     defineRoute({
       method: 'get',
@@ -36,37 +37,31 @@ export function healthRoutes(deps: Deps, registry: Registry, lifecycle: Lifecycl
       method: 'get',
       path: '/readyz',
       operationId: 'readyz',
-      summary: 'Readiness: MongoDB, Redis and object storage all answer.',
+      summary:
+        'Readiness: this replica can answer. 503 until MongoDB and Redis have answered once, and from SIGTERM on; otherwise 200, ' +
+        '`degraded` naming the dependencies that are down (the routes needing them answer 503 at once), so an outage of a ' +
+        'dependency every replica shares does not take every replica out of the load balancer.',
       tags: ['operations'],
       rateLimited: false,
       auth: 'none',
       responses: {
-        200: { description: 'Ready.', schema: Type.Object({ status: Type.Literal('ready'), checks: Checks }) },
-        503: { description: 'A dependency is down (named in `detail` and `checks`), or the process is shutting down.' },
+        200: {
+          description: 'Ready; `degraded` names the dependencies that are down now.',
+          schema: Type.Object({ status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]), checks: Checks, degraded: Type.Optional(Type.Array(Type.String())) }),
+        },
+        503: { description: 'Shutting down, or MongoDB or Redis has not answered since the process started (named in `detail` and `checks`).' },
       },
       handler: async ({ req, res }) => {
         if (lifecycle.shuttingDown) return sendProblem(res, problems.unavailable('shutting down'));
         const readiness = await probe(checks, deps.config.READINESS_TIMEOUT_MS);
-        if (readiness.ready) {
-          res.json({ status: 'ready', checks: readiness.checks });
-          return;
+        const down = Object.keys(readiness.failures);
+        if (down.length > 0) req.log.warn({ failures: readiness.failures }, 'dependencies unavailable');
+        started ||= NEEDED_TO_START.every((name) => readiness.checks[name] === 'up');
+        if (!started) {
+          const missing = NEEDED_TO_START.filter((name) => readiness.checks[name] !== 'up').join(', ');
+          return sendProblem(res, problems.unavailable(`starting: ${missing} unreachable`, { checks: readiness.checks }));
         }
-        req.log.warn({ failures: readiness.failures }, 'not ready');
-        const down = Object.keys(readiness.failures).join(', ');
-        sendProblem(res, problems.unavailable(`${down} unreachable`, { checks: readiness.checks }));
-      },
-    }),
-    defineRoute({
-      method: 'get',
-      path: '/metrics',
-      operationId: 'metrics',
-      summary: 'Prometheus metrics.',
-      tags: ['operations'],
-      rateLimited: false,
-      auth: 'none',
-      responses: { 200: { description: 'Prometheus text exposition.', schema: Type.String(), contentType: 'text/plain' } },
-      handler: async ({ res }) => {
-        res.type(registry.contentType).send(await registry.metrics());
+        res.json(down.length === 0 ? { status: 'ready', checks: readiness.checks } : { status: 'degraded', checks: readiness.checks, degraded: down });
       },
     }),
   ];

@@ -1,8 +1,27 @@
+import {
+  DATABASE_NAME_PATTERN,
+  DEFAULT_LIMIT,
+  FILTER_KEY_PATTERN,
+  MAX_IN,
+  MAX_LIMIT,
+  MAX_REGEX,
+  MAX_SKIP,
+  OBJECT_ID_PATTERN,
+  OPERATORS_OF,
+} from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 
 /** Request and response shapes of the entity endpoints: what the router validates and OpenAPI shows. */
 
-export const ObjectIdString = Type.String({ pattern: '^[0-9a-f]{24}$', description: 'An id: 24 hexadecimal characters.' });
+export const ObjectIdString = Type.String({ pattern: OBJECT_ID_PATTERN, description: 'An id: 24 hexadecimal characters.' });
+
+/** `{db}`: SPEC §2's names, minus the reserved ones; the service's control database is also refused (404). */
+export const DatabaseName = Type.String({
+  pattern: DATABASE_NAME_PATTERN,
+  description:
+    'Database name: 3 to 63 characters, a lowercase letter then lowercase letters, digits or `_`; not `admin`, `local`, `config`, `auth`, `jobs` ' +
+    'nor the service\'s control database. A name outside this pattern names no database: 404.',
+});
 
 const PropertyName = Type.String({ pattern: '^_?[A-Za-z][A-Za-z0-9_]{0,63}$', description: 'The property name.' });
 
@@ -83,31 +102,67 @@ export const PropsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/**
- * Path parameters are not pattern-checked here: a malformed id or database name in a path cannot
- * exist, so it is a 404 from the handler (SPEC §2), not a 400.
- */
-export const DbPath = Type.Object({ db: Type.String({ description: 'Database name.' }) });
+/** A malformed `{db}` or `{id}` in a path names nothing: the router answers 404 for it, not 400 (SPEC §2). */
+export const DbPath = Type.Object({ db: DatabaseName });
 export const DbIdPath = Type.Object({
-  db: Type.String({ description: 'Database name.' }),
-  id: Type.String({ description: 'Entity or value id (24 hexadecimal characters).' }),
+  db: DatabaseName,
+  id: Type.String({ pattern: OBJECT_ID_PATTERN, description: 'Entity or value id: 24 hexadecimal characters; another one names nothing (404).' }),
 });
 
+const operatorList = Object.entries(OPERATORS_OF)
+  .map(([field, operators]) => `\`${field}\`: ${operators.map((op) => (op === 'eq' ? '(none: equals)' : `\`${op}\``)).join(', ')}`)
+  .join('; ');
+
+/** The free-form part of the list query: every other parameter is a filter. */
+export const FILTER_DESCRIPTION =
+  'Filters, combined with AND: any number of query parameters `<property>.<type>[.<operator>]=<value>` (e.g. `title.string=Dune`, ' +
+  '`pages.number.gte=100`, `_type.reference=<id>`, `name.string.regex=/^du/i`). A filter holds when ANY value of the property matches ' +
+  '(`ne`: some value differs). `<type>` is the value field: `string` (also for text), `number`, `boolean`, `date`, `datetime`, ' +
+  '`reference`, and for files `filename`, `filesize`, `filetype`. Operators by type: ' +
+  operatorList +
+  `. \`in\`: comma-separated, at most ${MAX_IN} values; \`exists\`: \`true\` or \`false\`; \`regex\`: \`/pattern/flags\`, ` +
+  `pattern 1 to ${MAX_REGEX} characters, flags from \`imsu\`, no lookaround or backreferences. Values are literals of the type ` +
+  '(`date` as `YYYY-MM-DD`, `datetime` ISO 8601 with an offset, `reference` an entity id). An unknown property, type or operator, a type ' +
+  'that is not the property\'s own, a malformed value or a parameter given twice is `400` naming the parameter.';
+
 /**
- * GET /api/{db}/entity. Every parameter is a string here; their grammar (filters, sort, limits) is
- * the domain parser's, which names the offending parameter. A parameter given twice is refused.
+ * GET /api/{db}/entity. `limit` and `skip` are integers; the other named parameters and every
+ * filter are strings whose grammar is the domain parser's, which names the offending parameter.
  */
 export const ListQuery = Type.Object(
   {
-    sort: Type.Optional(Type.String({ description: 'Comma-separated `<property>.<type>`, `-` for descending; ties by `_id`.' })),
-    limit: Type.Optional(Type.String({ description: 'Page size, 0…1000 (default 100; 0 returns only `count`).' })),
-    skip: Type.Optional(Type.String({ description: 'Matches to skip, ≥ 0.' })),
-    q: Type.Optional(Type.String({ maxLength: 1000, description: 'Search terms; each must begin a word of a searchable value.' })),
-    props: Type.Optional(Type.String({ description: 'Comma-separated property names to return (with `_id`).' })),
+    sort: Type.Optional(
+      Type.String({ description: 'Comma-separated `<property>.<type>` (at most 8), `-` before one for descending, e.g. `-pages.number,title.string`; ties by `_id`.' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size; `0` returns only `count`.' })),
+    skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, default: 0, description: 'Matches to skip before the page.' })),
+    q: Type.Optional(Type.String({ maxLength: 1000, description: 'Search terms (at most 16); each must begin a word of a searchable value, case and accents ignored.' })),
+    props: Type.Optional(Type.String({ description: 'Comma-separated property names to return (with `_id`); `_created` may be named.' })),
   },
   {
-    additionalProperties: Type.String({ maxLength: 20_000 }),
-    description: 'Filters: `<property>.<type>[.<operator>]=<value>`, operators eq (none), ne, gt, gte, lt, lte, in, exists, regex.',
+    // Published as the `filters` parameter (openapi.ts), its keys' grammar as `x-key-pattern`.
+    additionalProperties: Type.String({ maxLength: 20_000, description: FILTER_DESCRIPTION, 'x-key-pattern': FILTER_KEY_PATTERN }),
+  },
+);
+
+/**
+ * POST /api/{db}/entity/query: the same parameters as the query string of GET /api/{db}/entity,
+ * as a JSON object of parameter → string value, for queries a URL cannot carry (an `in` of 1000
+ * ids is 25 000 characters; Node refuses request lines and headers over 16 KiB). Values are not
+ * limited here beyond the body limit: the parser bounds each one (`in` ≤ 1000 items).
+ */
+export const QueryBody = Type.Object(
+  {
+    sort: Type.Optional(Type.String({ description: 'As `sort` of GET /api/{db}/entity.' })),
+    limit: Type.Optional(Type.String({ description: 'As `limit` of GET /api/{db}/entity, as a string of digits.' })),
+    skip: Type.Optional(Type.String({ description: 'As `skip` of GET /api/{db}/entity, as a string of digits.' })),
+    q: Type.Optional(Type.String({ description: 'As `q` of GET /api/{db}/entity.' })),
+    props: Type.Optional(Type.String({ description: 'As `props` of GET /api/{db}/entity.' })),
+  },
+  {
+    additionalProperties: Type.String({ description: FILTER_DESCRIPTION }),
+    description: 'The parameters of GET /api/{db}/entity, each a string as in its query string.',
+    examples: [{ '_type.reference': '65f000000000000000000001', 'title.string.in': 'Dune,Emma', sort: '-title.string', limit: '20' }],
   },
 );
 

@@ -1,16 +1,31 @@
-import {
-  RIGHT_PROPERTIES,
-  changedProperties,
-  inheritsRights,
-  isSystemProperty,
-  newProperties,
-  onlyRelabelled,
-  referencesOf,
-  typeOf,
-  type Entity,
-  type Properties,
-} from '@entia/domain';
-import type { EntityChanged } from '@entia/jobs';
+import { isSystemProperty } from '../definitions/system';
+import { newProperties, referencesOf, type Entity, type Properties } from '../entity';
+import { typeOf } from '../references';
+import { RIGHT_PROPERTIES } from '../rights';
+import { changedProperties, onlyRelabelled } from './changes';
+import { inheritsRights } from './inherit';
+
+/**
+ * What other entities need to know about one write of an entity: kept with the write (the
+ * entity's outbox) until the worker has told them, since the entity may change again meanwhile.
+ */
+export interface EntityChanged {
+  entity: string;
+  /** The entity's type id (after the change; before it, for a deletion). */
+  type: string | undefined;
+  /** What happened to it. */
+  event: 'created' | 'updated' | 'deleted';
+  /** The properties whose values changed (for a creation or deletion: every property it has or had). */
+  properties: string[];
+  /** Whether any reference value changed. */
+  references: boolean;
+  /** Whether it has `_inheritrights` on (after the change). */
+  inherits: boolean;
+  /** Its `_parent`s before and after. */
+  parents: string[];
+  /** Every entity it referenced before or references after. */
+  referenced: string[];
+}
 
 /** The entities a state of an entity points at through its own (non-system) reference properties. */
 const userReferences = (properties: Properties) =>
@@ -20,7 +35,7 @@ const userReferences = (properties: Properties) =>
  * What other entities need to know about a write: `before` is undefined for a creation, `after`
  * for a deletion. Undefined when nothing changed.
  */
-export function describeChange(db: string, before: Entity | undefined, after: Entity | undefined, depth: number): EntityChanged | undefined {
+export function describeChange(before: Entity | undefined, after: Entity | undefined): EntityChanged | undefined {
   const id = (after ?? before)!._id;
   const old = before?.properties ?? newProperties();
   const now = after?.properties ?? newProperties();
@@ -32,7 +47,6 @@ export function describeChange(db: string, before: Entity | undefined, after: En
   const oldRefs = userReferences(old);
   const newRefs = userReferences(now);
   return {
-    db,
     entity: id,
     type: typeOf(now) ?? typeOf(old),
     event: before === undefined ? 'created' : after === undefined ? 'deleted' : 'updated',
@@ -41,6 +55,5 @@ export function describeChange(db: string, before: Entity | undefined, after: En
     inherits: inheritsRights(now),
     parents: [...new Set([...referencesOf(old, '_parent'), ...referencesOf(now, '_parent')])],
     referenced: [...new Set([...oldRefs, ...newRefs])],
-    depth,
   };
 }

@@ -1,0 +1,105 @@
+import { changedProperties, describeChange, isSchemaType, searchableOf, typeOf, type Entity, type EntityChanged } from '@entia/domain';
+import type { DatabaseRecord, OutboxEntry, Plan } from '@entia/store';
+import { derive } from './derive';
+import type { DeriveDeps } from './deps';
+import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
+import type { Schema } from './schema';
+
+export interface Settled {
+  /** The entity as it is now; undefined when it does not exist. */
+  entity: Entity | undefined;
+  /** Whether this run changed it. */
+  changed: boolean;
+  /** Whether its dependents were left alone because the cascade is too deep (a cycle). */
+  cutOff: boolean;
+}
+
+/** Entities told of a change: marked pending (durably), to be settled in turn. */
+interface Told {
+  marked: string[];
+  cutOff: boolean;
+}
+
+/** Marks the entities that read `change` as pending, one cascade step deeper. */
+async function tell(deps: DeriveDeps, db: string, schema: Schema, change: EntityChanged, depth: number): Promise<Told> {
+  const ids = await dependentIds(deps, schema, db, change);
+  if (ids.size === 0) return { marked: [], cutOff: false };
+  if (depth > MAX_CASCADE_DEPTH) return { marked: [], cutOff: true };
+  await deps.store.registry.pending.mark(db, ids, depth);
+  return { marked: [...ids], cutOff: false };
+}
+
+/** Carries out one outbox entry. Each is idempotent, so delivering one twice does no harm. */
+async function deliver(deps: DeriveDeps, db: string, schema: Schema, entry: OutboxEntry): Promise<Told> {
+  switch (entry.kind) {
+    case 'changed':
+      return tell(deps, db, schema, entry.change, entry.depth + 1);
+    case 'delete-objects':
+      for (const key of entry.keys) await deps.objects.remove(key);
+      return { marked: [], cutOff: false };
+    case 'reindex': {
+      // Their search index follows the definitions, and their formulas may have changed.
+      const marked: string[] = [];
+      for (const type of entry.types) {
+        for await (const ids of deps.store.entities(db).idsOfType(type)) {
+          await deps.store.registry.pending.mark(db, ids, 1, true);
+          marked.push(...ids);
+        }
+      }
+      return { marked, cutOff: false };
+    }
+  }
+}
+
+/**
+ * Settles an entity (SPEC §9): delivers its outbox (tells the entities reading its changes, removes
+ * objects of deleted files, schedules reindexing), then recomputes what it derives from others and
+ * stores that if it changed, telling its own readers in turn. All under the entity's lease, through
+ * the one write path; the pending marks seen before reading are cleared with the commit, so a
+ * change arriving meanwhile leaves its mark for the next run. Idempotent: a second run finds
+ * nothing to do, so a cascade ends when a step changes nothing.
+ */
+export async function settleEntity(deps: DeriveDeps, db: string, record: DatabaseRecord, id: string, depth: number): Promise<Settled> {
+  const pending = deps.store.registry.pending;
+  const marked: string[] = [];
+  const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
+    const marks = await pending.of(db, id);
+    if (!stored) return { next: { kind: 'keep' }, settles: marks, outcome: { entity: undefined, changed: false, cutOff: false } };
+    const schema = await deps.schemas.of(db, record);
+    let cutOff = false;
+    const tellAll = (told: Told) => {
+      marked.push(...told.marked);
+      cutOff ||= told.cutOff;
+    };
+    for (const entry of stored.outbox) tellAll(await deliver(deps, db, schema, entry));
+    const delivered = stored.outbox.map((entry) => entry.id);
+    if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
+
+    const properties = await derive(deps.store.entities(db), schema, record, stored.entity);
+    const rederive = marks.some((mark) => mark.rederive);
+    if (changedProperties(stored.entity.properties, properties).size === 0 && !rederive) {
+      return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
+    }
+    const entity = { _id: id, properties };
+    // Undefined when only labels of rights moved: stored, but nobody reads that.
+    const change = describeChange(stored.entity, entity);
+    const from = Math.min(depth, ...marks.map((mark) => mark.depth));
+    if (change) tellAll(await tell(deps, db, schema, change, from + 1));
+    const type = typeOf(properties);
+    // Before the commit, so no cached copy of the old state outlives it (see the write path).
+    await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
+    return {
+      next: { kind: 'replace', entity, searchable: searchableOf(schema.definitionsOf(type)) },
+      delivered,
+      settles: marks,
+      outcome: { entity, changed: true, cutOff },
+    };
+  });
+  if (settled.changed) {
+    await deps.generations.touch(db, [id], isSchemaType(record.meta, typeOf(settled.entity!.properties))).catch((err: unknown) => {
+      deps.logger.error({ err, db, entity: id }, 'could not invalidate cached copies after settling');
+    });
+  }
+  await scheduleSettle(deps, db, marked, depth + 1);
+  return settled;
+}

@@ -1,0 +1,14 @@
+import type { EntityChanged } from '@entia/domain';
+
+/**
+ * Work a write leaves for the worker, stored in the same document write as the change itself
+ * (the entity's outbox), so a lost job, a wiped Redis or a crashed worker can delay it but never
+ * lose it. Each entry is idempotent: delivering it twice does no harm.
+ */
+export type OutboxEntry =
+  /** Tell the entities that read this one (formulas, labels, inherited rights, references). */
+  | { id: string; kind: 'changed'; change: EntityChanged; depth: number }
+  /** Remove the objects of file values that are gone. */
+  | { id: string; kind: 'delete-objects'; keys: string[] }
+  /** A definition changed: rebuild the derived fields of its types' entities. */
+  | { id: string; kind: 'reindex'; types: string[] };

@@ -1,0 +1,66 @@
+import { ObjectId, type Collection } from 'mongodb';
+import { PENDING_INDEXES, ensureIndexes } from './indexes';
+
+/**
+ * One mark says "the derived data of this entity may be out of date": something it reads changed,
+ * or its own outbox holds undelivered work. Marks are only ever inserted and deleted by `_id`, never
+ * updated, so no engine's lack of atomic updates can lose one: a settle clears exactly the marks it
+ * saw before it read the data, and a mark added meanwhile stays for the next settle.
+ */
+export interface PendingMark {
+  _id: ObjectId;
+  db: string;
+  entity: string;
+  /** Cascade steps that led here (a cycle that never settles is cut off by depth). */
+  depth: number;
+  /** Its derived fields must be rewritten even if its values do not change (a definition changed). */
+  rederive?: true;
+  at: Date;
+}
+
+/** The marks of every tenant, in the control database (one small collection the sweep reads). */
+export class PendingWork {
+  constructor(private readonly marks: Collection<PendingMark>) {}
+
+  /** Builds the indexes of `PENDING_INDEXES` it lacks; resolves with the names built. */
+  ensureIndexes(): Promise<string[]> {
+    return ensureIndexes(this.marks, PENDING_INDEXES);
+  }
+
+  async mark(db: string, entities: Iterable<string>, depth: number, rederive = false): Promise<void> {
+    const at = new Date();
+    const documents = [...new Set(entities)].map((entity) => ({ _id: new ObjectId(), db, entity, depth, at, ...(rederive ? { rederive: true as const } : {}) }));
+    if (documents.length > 0) await this.marks.insertMany(documents, { ordered: false });
+  }
+
+  of(db: string, entity: string): Promise<PendingMark[]> {
+    return this.marks.find({ db, entity }).toArray();
+  }
+
+  async clear(marks: readonly PendingMark[]): Promise<void> {
+    if (marks.length > 0) await this.marks.deleteMany({ _id: { $in: marks.map((mark) => mark._id) } });
+  }
+
+  /**
+   * Moves an entity's marks to the back of the line (one new mark, then the old ones cleared), so
+   * an entity that cannot be settled now does not hold up the ones behind it.
+   */
+  async postpone(db: string, entity: string): Promise<void> {
+    const marks = await this.of(db, entity);
+    if (marks.length === 0) return;
+    const rederive = marks.some((mark) => mark.rederive);
+    await this.mark(db, [entity], Math.min(...marks.map((mark) => mark.depth)), rederive);
+    await this.clear(marks);
+  }
+
+  /** The oldest marks made before `before`: what the sweep settles. */
+  due(before: Date, limit: number): Promise<PendingMark[]> {
+    return this.marks.find({ at: { $lte: before } }, { sort: { at: 1 }, limit }).toArray();
+  }
+
+  /** How many marks wait, and since when the oldest. */
+  async stats(): Promise<{ count: number; oldest: Date | undefined }> {
+    const [count, oldest] = await Promise.all([this.marks.countDocuments(), this.marks.findOne({}, { sort: { at: 1 } })]);
+    return { count, oldest: oldest?.at };
+  }
+}

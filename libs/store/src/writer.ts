@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Entity } from '@entia/domain';
+import type { Store } from './connection';
+import type { KeyRecord } from './control';
+import type { Next, Stored } from './entities';
+import type { OutboxEntry } from './outbox';
+import type { PendingMark } from './pending';
+import { connectionLost } from './query-errors';
+
+/** A lease, held: `valid()` turns false once too little of its time is left to start a write. */
+export interface HeldLease {
+  valid(): boolean;
+}
+
+/**
+ * Mutual exclusion by name across every process sharing the leases. `hold` waits a bounded time for
+ * its turn and then throws `WriteBusy`; when the leases cannot be reached it throws their error
+ * (a dependency failure, answered 503).
+ */
+export interface Leases {
+  hold<T>(name: string, work: (lease: HeldLease) => Promise<T>): Promise<T>;
+}
+
+/** Another writer held the entity longer than this one could wait: nothing was written. */
+export class WriteBusy extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('the entity is being written by others; try again shortly');
+  }
+}
+
+/** What one write of an entity does, decided from the entity as stored while holding its lease. */
+export interface Plan<T> {
+  next: Next;
+  /** Work for the worker, committed in the same document write (and the entity marked pending). */
+  add?: readonly OutboxEntry[];
+  /** Outbox entries delivered meanwhile (by id), removed in the same write. */
+  delivered?: readonly string[];
+  /** API keys the write generates: indexed before the commit, withdrawn if it does not happen. */
+  keys?: readonly KeyRecord[];
+  /** API-key values the write removes: revoked before the commit (a dead key, never a live orphan). */
+  revokeKeys?: readonly string[];
+  /** Marks this write settles: cleared once it is committed. */
+  settles?: readonly PendingMark[];
+  /** What `update` resolves to. */
+  outcome: T;
+}
+
+// Under the lease, a lost compare-and-set means a writer that ignored the lease or outlived it.
+const MAX_ATTEMPTS = 3;
+
+// After the connection dropped during a commit: how long to try finding out whether it happened.
+// Long enough for a server that crashed to come back on its data (the common case: about 2 s for
+// FerretDB here), so that its stored writes are answered as stored.
+const CONFIRM_MS = 5000;
+
+/**
+ * The one way to change an entity, for the API and the worker alike: hold the entity's lease,
+ * read it, let `plan` decide, then commit the change and its outbox in one document write. The
+ * version compare-and-set stays as the fence, for a lease that expired under a slow write.
+ */
+export class EntityWriter {
+  constructor(
+    private readonly store: Store,
+    private readonly leases: Leases,
+  ) {}
+
+  /** A new entity: nobody else can know its id yet, so no lease is needed. */
+  async create(db: string, entity: Entity, searchable: ReadonlySet<string>, plan: Omit<Plan<unknown>, 'next' | 'outcome' | 'delivered' | 'settles'>): Promise<void> {
+    await this.withKeys(plan, async () => {
+      if (plan.add?.length) await this.store.registry.pending.mark(db, [entity._id], 0);
+      const token = writeToken();
+      const insert = async () => {
+        await this.store.entities(db).insert([entity], () => searchable, [...(plan.add ?? [])], token);
+        return true;
+      };
+      // Not stored after all: the error stands (answered 503, nothing written), no second try.
+      return this.confirmed(db, entity._id, (last) => last === token, insert, 'fail');
+    });
+  }
+
+  /** Runs `plan` on the entity as stored (undefined: no such document) and commits its decision. */
+  update<T>(db: string, id: string, plan: (current: Stored | undefined) => Promise<Plan<T>>): Promise<T> {
+    return this.leases.hold(`${db}/${id}`, async (lease) => {
+      const entities = this.store.entities(db);
+      const registry = this.store.registry;
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const current = await entities.stored(id);
+        const decided = await plan(current);
+        const delivered = new Set(decided.delivered ?? []);
+        const outbox = [...(current?.outbox ?? []).filter((entry) => !delivered.has(entry.id)), ...(decided.add ?? [])];
+        const writes = current !== undefined && (decided.next.kind !== 'keep' || delivered.size > 0 || (decided.add?.length ?? 0) > 0);
+        if (writes) {
+          if (!lease.valid()) throw new WriteBusy(1);
+          for (const value of decided.revokeKeys ?? []) await registry.removeKey(db, value);
+          if (decided.add?.length) await registry.pending.mark(db, [id], 0);
+          const token = writeToken();
+          const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);
+          const commit = () => entities.commit(id, current.version, decided.next, outbox, token);
+          if (!(await this.withKeys(decided, () => this.confirmed(db, id, happened, commit, 'retry')))) continue;
+        }
+        await registry.pending.clear(decided.settles ?? []);
+        return decided.outcome;
+      }
+      throw new WriteBusy(1);
+    });
+  }
+
+  /**
+   * Runs a commit; when the connection drops before its answer, finds out from the token of the
+   * entity's last write whether it happened (`happened`), so that a stored write is not reported
+   * as failed, nor a failed one as stored. Learned not to have happened: false when the caller
+   * tries again (`retry`, under its lease), else the original error. Still unknown after
+   * `CONFIRM_MS`: the original error.
+   */
+  private async confirmed(db: string, id: string, happened: (last: string | undefined) => boolean, commit: () => Promise<boolean>, notStored: 'retry' | 'fail'): Promise<boolean> {
+    try {
+      return await commit();
+    } catch (error) {
+      if (!connectionLost(error)) throw error;
+      const deadline = Date.now() + CONFIRM_MS;
+      while (Date.now() < deadline) {
+        const last = await this.store.entities(db).lastWrite(id).then((token) => ({ token }), () => undefined);
+        if (last && happened(last.token)) return true;
+        if (last && notStored === 'retry') return false;
+        if (last) throw error;
+        await sleep(100);
+      }
+      throw error;
+    }
+  }
+
+  private async withKeys(plan: Pick<Plan<unknown>, 'keys'>, write: () => Promise<boolean>): Promise<boolean> {
+    const registry = this.store.registry;
+    const keys = plan.keys ?? [];
+    for (const key of keys) await registry.addKey(key);
+    let stored = false;
+    try {
+      stored = await write();
+      return stored;
+    } finally {
+      if (!stored) for (const key of keys) await registry.removeKey(key.db, key.value);
+    }
+  }
+}
+
+const writeToken = () => randomBytes(9).toString('base64url');

@@ -1,0 +1,46 @@
+export type Check = () => Promise<unknown>;
+type State = 'up' | 'down';
+
+export interface WorkerReadiness {
+  /** Whether /readyz answers 200. */
+  ready: boolean;
+  body: { status: 'ready' | 'degraded' | 'unavailable'; checks: Record<string, State>; degraded?: string[]; detail?: string };
+  /** Why each failing dependency failed, for the log (not the response). */
+  failures: Record<string, string>;
+}
+
+function within(check: Check, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The worker's readiness, with the API's meaning (docs/decisions.md, "Fast failures and
+ * readiness"): every dependency asked at once, each within `timeoutMs`, so the probe answers within
+ * READINESS_TIMEOUT_MS however hung a dependency is. Not ready until every dependency has answered
+ * once (a wrong URL stalls a rollout) and once the worker stopped taking jobs (SIGTERM); after
+ * that, a dependency that is down makes it `degraded`, still 200: every replica shares it, and
+ * taking them all out of service at once would only block node drains and rollouts.
+ */
+export function readinessProbe(checks: Record<string, Check>, timeoutMs: number, running: () => boolean): () => Promise<WorkerReadiness> {
+  let started = false;
+  return async () => {
+    const names = Object.keys(checks);
+    const results = await Promise.allSettled(names.map((name) => within(checks[name]!, timeoutMs)));
+    const states: Record<string, State> = {};
+    const failures: Record<string, string> = {};
+    results.forEach((result, i) => {
+      states[names[i]!] = result.status === 'fulfilled' ? 'up' : 'down';
+      if (result.status === 'rejected') failures[names[i]!] = result.reason instanceof Error ? result.reason.message : String(result.reason);
+    });
+    const down = Object.keys(failures);
+    started ||= down.length === 0;
+    if (!running()) return { ready: false, body: { status: 'unavailable', checks: states, detail: 'not taking jobs' }, failures };
+    if (!started) return { ready: false, body: { status: 'unavailable', checks: states, detail: `starting: ${down.join(', ')} unreachable` }, failures };
+    if (down.length > 0) return { ready: true, body: { status: 'degraded', checks: states, degraded: down }, failures };
+    return { ready: true, body: { status: 'ready', checks: states }, failures };
+  };
+}
