@@ -47,14 +47,21 @@ function attributeCondition(filter: Filter): Document | undefined {
   return { __av: { $in: values.map((value) => attributeValue(filter.property, filter.field, value)) } };
 }
 
+/** The conditions of the query's filters and search terms, each to hold (an AND). */
+function queryConditions(query: Pick<ListQuery, 'filters' | 'terms'>): Document[] {
+  const conditions = query.filters.flatMap((filter) => [attributeCondition(filter), condition(filter)].filter((c): c is Document => c !== undefined));
+  if (query.terms.length > 0) conditions.push({ __q: { $all: query.terms } });
+  return conditions;
+}
+
 /** The caller's visibility is always part of the filter: a list never reaches past it. */
 export function compileFilter(query: Pick<ListQuery, 'filters' | 'terms'>, readTags: string[]): MongoFilter<EntityDocument> {
-  const conditions: Document[] = [
-    { __read: { $in: readTags } },
-    ...query.filters.flatMap((filter) => [attributeCondition(filter), condition(filter)].filter((c): c is Document => c !== undefined)),
-  ];
-  if (query.terms.length > 0) conditions.push({ __q: { $all: query.terms } });
-  return { $and: conditions } as MongoFilter<EntityDocument>;
+  return { $and: [{ __read: { $in: readTags } }, ...queryConditions(query)] } as MongoFilter<EntityDocument>;
+}
+
+/** Entity `id` if it matches the query, whoever may read it (a definition's reference_query). */
+export function compileMatch(id: string, query: Pick<ListQuery, 'filters' | 'terms'>): MongoFilter<EntityDocument> {
+  return { $and: [{ _id: new ObjectId(id) }, ...queryConditions(query)] } as MongoFilter<EntityDocument>;
 }
 
 /**

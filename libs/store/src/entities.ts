@@ -1,7 +1,7 @@
 import type { Entity, ListQuery } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
-import { compileFilter, compileProjection, compileSort } from './compile';
+import { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { OutboxEntry } from './outbox';
 
@@ -208,8 +208,7 @@ export class EntityCollection {
 
   /** Whether entity `id` matches `query` (a definition's reference_query), whatever its visibility. */
   async matches(id: string, query: ListQuery): Promise<boolean> {
-    const filter = { $and: [{ _id: new ObjectId(id) }, compileFilter(query, []).$and!.slice(1)].flat() };
-    return (await this.collection.countDocuments(filter as never, { maxTimeMS: this.maxTimeMS, limit: 1 })) === 1;
+    return (await this.collection.countDocuments(compileMatch(id, query), { maxTimeMS: this.maxTimeMS, limit: 1 })) === 1;
   }
 
   /** The ids of every entity of type `typeId`, in `_id` order, in pages. */

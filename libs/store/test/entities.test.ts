@@ -1,0 +1,135 @@
+import { newProperties, parseReferenceQuery, type Entity, type Value } from '@entia/domain';
+import { Store, newId, type EntityCollection, type OutboxEntry } from '@entia/store';
+
+// The compare-and-set primitive and the reference_query match, against the test stack's
+// MongoDB-protocol server (FerretDB here, mongod where available).
+describe('EntityCollection over a real MongoDB-protocol server', () => {
+  const db = `t_entities_${process.pid}`;
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_entities_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  let entities: EntityCollection;
+  const person = newId();
+
+  beforeAll(async () => {
+    entities = store.entities(db);
+    await entities.ensureIndexes();
+  });
+
+  afterAll(async () => {
+    await store.database(db).dropDatabase();
+    await store.control.dropDatabase();
+    await store.close();
+  });
+
+  const value = (type: string, data: Partial<Value>): Value => ({ _id: newId(), type, ...data, created: { at: new Date().toISOString(), by: person } });
+  const entity = (properties: Record<string, Value[]>): Entity => ({ _id: newId(), properties: newProperties(Object.entries(properties)) });
+  const named = (name: string, more: Record<string, Value[]> = {}) => entity({ name: [value('name', { string: name })], ...more });
+  const outbox = (): OutboxEntry[] => [{ id: newId(), kind: 'reindex', types: [newId()] }];
+  const none = () => new Set<string>();
+  /** What `get` answers, without what it carries besides. */
+  const versioned = async (id: string) => {
+    const found = await entities.get(id);
+    return found && { entity: found.entity, version: found.version };
+  };
+
+  async function inserted(stored: Entity = named('first')): Promise<Entity> {
+    await entities.insert([stored], none, [], 'token-0');
+    return stored;
+  }
+
+  describe('commit: a compare-and-set on the version', () => {
+    it.each(['keep', 'replace', 'tombstone', 'purge'] as const)('%s at a stale version is refused and changes nothing', async (kind) => {
+      const stored = await inserted();
+      const before = await entities.raw(stored._id);
+      const next = kind === 'replace' ? { kind, entity: { ...named('second'), _id: stored._id }, searchable: none() } : { kind };
+      expect(await entities.commit(stored._id, 2, next, outbox(), 'token-1')).toBe(false);
+      expect(await entities.raw(stored._id)).toEqual(before);
+    });
+
+    it('is refused for an entity that does not exist', async () => {
+      expect(await entities.commit(newId(), 1, { kind: 'keep' }, [], 'token-1')).toBe(false);
+    });
+
+    it('keep: the properties stay, the version and write token move on, the outbox is set', async () => {
+      const stored = await inserted();
+      const entries = outbox();
+      expect(await entities.commit(stored._id, 1, { kind: 'keep' }, entries, 'token-1')).toBe(true);
+      expect(await entities.stored(stored._id)).toEqual({ entity: stored, version: 2, outbox: entries, deleted: false });
+      expect(await entities.lastWrite(stored._id)).toBe('token-1');
+    });
+
+    it('keep without outbox entries clears the outbox delivered', async () => {
+      const stored = named('first');
+      await entities.insert([stored], none, outbox(), 'token-0');
+      expect((await entities.stored(stored._id))?.outbox).toHaveLength(1);
+      expect(await entities.commit(stored._id, 1, { kind: 'keep' }, [], 'token-1')).toBe(true);
+      expect(await entities.stored(stored._id)).toEqual({ entity: stored, version: 2, outbox: [], deleted: false });
+    });
+
+    it('replace: the new entity and its derived fields, at the next version', async () => {
+      const stored = await inserted();
+      const next = { ...named('renamed'), _id: stored._id };
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: next, searchable: new Set(['name']) }, [], 'token-1')).toBe(true);
+      expect(await versioned(stored._id)).toEqual({ entity: next, version: 2 });
+      const raw = await entities.raw(stored._id);
+      expect(raw?.__q).toContain('renamed');
+      expect(raw?.__q).not.toContain('first');
+      expect(await entities.lastWrite(stored._id)).toBe('token-1');
+    });
+
+    it('a second commit at the same version loses: the first write stays', async () => {
+      const stored = await inserted();
+      const first = { ...named('one'), _id: stored._id };
+      const second = { ...named('two'), _id: stored._id };
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: first, searchable: none() }, [], 'token-1')).toBe(true);
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: second, searchable: none() }, [], 'token-2')).toBe(false);
+      expect(await versioned(stored._id)).toEqual({ entity: first, version: 2 });
+      expect(await entities.lastWrite(stored._id)).toBe('token-1');
+    });
+
+    it('tombstone: readable by nobody, found by no value id, kept with its outbox', async () => {
+      const name = value('name', { string: 'gone' });
+      const stored = await inserted(entity({ name: [name], _sharing: [value('_sharing', { string: 'public' })] }));
+      const entries = outbox();
+      expect(await entities.commit(stored._id, 1, { kind: 'tombstone' }, entries, 'token-1')).toBe(true);
+      expect(await entities.get(stored._id)).toBeUndefined();
+      expect(await entities.byValueId(name._id)).toBeUndefined();
+      expect(await entities.stored(stored._id)).toEqual({ entity: { _id: stored._id, properties: {} }, version: 2, outbox: entries, deleted: true });
+      const listed = await entities.list({ filters: [], sort: [], limit: 10, skip: 0, terms: [] }, ['public']);
+      expect(listed.entities.map((e) => e._id)).not.toContain(stored._id);
+    });
+
+    it('purge: the document is gone', async () => {
+      const stored = await inserted();
+      expect(await entities.commit(stored._id, 1, { kind: 'purge' }, [], 'token-1')).toBe(true);
+      expect(await entities.raw(stored._id)).toBeNull();
+      expect(await entities.lastWrite(stored._id)).toBeUndefined();
+    });
+  });
+
+  describe('matches: one entity against a reference_query, whatever its visibility', () => {
+    const kind = (text: string) => ({ kind: [value('kind', { string: text })], size: [value('size', { number: 3 })] });
+
+    it.each<[string, boolean]>([
+      ['', true],
+      ['kind.string=a', true],
+      ['kind.string=b', false],
+      ['kind.string.in=b,a', true],
+      ['size.number.gt=2', true],
+      ['size.number.gt=3', false],
+      ['kind.string=a&size.number.lt=3', false],
+      ['kind.string.regex=/^A$/i', true],
+      ['missing.string.exists=false', true],
+    ])('%j → %s', async (query, expected) => {
+      // No read rights at all: a reference_query checks the target, not who sees it.
+      const stored = await inserted(named('private', kind('a')));
+      expect(await entities.matches(stored._id, parseReferenceQuery(query))).toBe(expected);
+    });
+
+    it('matches no other entity than the one named', async () => {
+      const target = await inserted(named('t', kind('a')));
+      const other = await inserted(named('o', kind('b')));
+      expect(await entities.matches(other._id, parseReferenceQuery('kind.string=a'))).toBe(false);
+      expect(await entities.matches(target._id, parseReferenceQuery('kind.string=a'))).toBe(true);
+    });
+  });
+});
