@@ -2,7 +2,11 @@ export { DATABASE_NAME_PATTERN, OBJECT_ID_PATTERN, isDatabaseName, isObjectId, i
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
 export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
-export { DEFAULT_LIMITS, checkValue, isCalendarDate, normaliseDatetime, type ValueLimits, type ValueShape } from './values/rules';
+export { DEFAULT_LIMITS, checkValue, type ValueLimits, type ValueShape } from './values/rules';
+export { isCalendarDate } from './values/date';
+export { normaliseDatetime } from './values/datetime';
+export { FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, descriptorOf, fieldDescriptorOf } from './values/registry';
+export { ORDERED_OPERATORS, TEXT_OPERATORS, defineField, defineValueType, isRefusal, refuse, type CheckContext, type FieldDescriptor, type FormulaResult, type Refusal, type StorageForm, type ValueDescriptor } from './values/descriptor';
 export type { PropertyDefinition } from './definitions/definition';
 export { SECRET_SHOWN, SYSTEM_DEFINITIONS, isSecretProperty, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';

@@ -1,4 +1,18 @@
-import { attributeValues, newProperties, readAccess, searchIndex, sortKeys, type Entity, type SortKeys, type Value } from '@entia/domain';
+import {
+  FIELD_DESCRIPTORS,
+  attributeValues,
+  fieldDescriptorOf,
+  newProperties,
+  readAccess,
+  searchIndex,
+  sortKeys,
+  type Entity,
+  type FilterField,
+  type Scalar,
+  type SortKeys,
+  type StorageForm,
+  type Value,
+} from '@entia/domain';
 import { BSON, ObjectId, type Document } from 'mongodb';
 
 /**
@@ -34,15 +48,33 @@ export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__so
 /** Every field of the document that is not a property: what a read never returns. */
 export const INTERNAL_FIELDS = [...DERIVED_FIELDS, '__w', '__outbox', '__deleted'] as const;
 
+/** Each storage form a value type may ask for (`FieldDescriptor.storedAs`), both ways. */
+const STORAGE: Record<StorageForm, { encode(wire: unknown): unknown; decode(stored: unknown): unknown }> = {
+  'as-is': { encode: (wire) => wire, decode: (stored) => stored },
+  'object-id': { encode: (wire) => new ObjectId(wire as string), decode: (stored) => (stored as ObjectId).toHexString() },
+  date: { encode: (wire) => new Date(wire as string), decode: (stored) => (stored as Date).toISOString() },
+};
+
+/** The fields kept in another form than their wire form, converted where they stand. */
+const CONVERTED = FIELD_DESCRIPTORS.filter((field) => field.storedAs !== 'as-is');
+
+/** A filter's scalar as the field is stored, so it compares with what the documents hold. */
+export function storedScalar(field: FilterField, value: Scalar): unknown {
+  return STORAGE[fieldDescriptorOf(field).storedAs].encode(value);
+}
+
+function convert(fields: Document, way: 'encode' | 'decode'): Document {
+  for (const field of CONVERTED) if (fields[field.name] !== undefined) fields[field.name] = STORAGE[field.storedAs][way](fields[field.name]);
+  return fields;
+}
+
+// A value's identity and provenance are an id, a moment and a person: stored like a reference and a datetime.
+const ID = STORAGE['object-id'];
+const MOMENT = STORAGE.date;
+
 function encodeValue(value: Value): Document {
-  const { _id, reference, datetime, created, ...rest } = value;
-  return {
-    _id: new ObjectId(_id),
-    ...rest,
-    ...(reference === undefined ? {} : { reference: new ObjectId(reference) }),
-    ...(datetime === undefined ? {} : { datetime: new Date(datetime) }),
-    created: { at: new Date(created.at), by: new ObjectId(created.by) },
-  };
+  const { _id, created, ...data } = value;
+  return { _id: ID.encode(_id), ...convert(data, 'encode'), created: { at: MOMENT.encode(created.at), by: ID.encode(created.by) } };
 }
 
 /**
@@ -55,15 +87,8 @@ function decoded(stored: Document | Uint8Array): Document {
 }
 
 function decodeValue(raw: Document | Uint8Array): Value {
-  const { _id, type, reference, datetime, created, ...rest } = decoded(raw);
-  return {
-    _id: (_id as ObjectId).toHexString(),
-    type: type as string,
-    ...(rest as Omit<Value, '_id' | 'type' | 'created'>),
-    ...(reference === undefined ? {} : { reference: (reference as ObjectId).toHexString() }),
-    ...(datetime === undefined ? {} : { datetime: (datetime as Date).toISOString() }),
-    created: { at: (created.at as Date).toISOString(), by: (created.by as ObjectId).toHexString() },
-  };
+  const { _id, created, ...data } = decoded(raw);
+  return { _id: ID.decode(_id) as string, ...(convert(data, 'decode') as Omit<Value, '_id' | 'created'>), created: { at: MOMENT.decode(created.at) as string, by: ID.decode(created.by) as string } };
 }
 
 /** `searchable`: the names of the entity's properties whose definitions have `search: true`. */

@@ -1,13 +1,9 @@
 import { attributeValue, isIndexedAttribute, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
-import { INTERNAL_FIELDS, type EntityDocument } from './codec';
+import { INTERNAL_FIELDS, storedScalar, type EntityDocument } from './codec';
 
-/** A filter's scalar as stored: references as ObjectIds, datetimes as dates, the rest as given. */
-function stored(filter: Filter, value: Scalar): unknown {
-  if (filter.field === 'reference') return new ObjectId(value as string);
-  if (filter.field === 'datetime') return new Date(value as string);
-  return value;
-}
+/** A filter's scalar as its field is stored (a reference as an ObjectId, a datetime as a date…). */
+const stored = (filter: Filter, value: Scalar) => storedScalar(filter.field, value);
 
 const COMPARISONS = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' } as const;
 

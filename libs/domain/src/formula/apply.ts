@@ -1,5 +1,6 @@
 import type { PropertyDefinition } from '../definitions/definition';
 import { newProperties, type Entity, type Properties } from '../entity';
+import { descriptorOf } from '../values/registry';
 import type { Value, ValueData } from '../values/types';
 import type { Formula, FormulaPath, FormulaValue } from './ast';
 import { formulaDependencies } from './dependencies';
@@ -9,13 +10,6 @@ import { parseFormula } from './parse';
 // Formulas may read other formulas of the same entity; a few passes settle any acyclic chain,
 // and a cycle simply stops changing (or is cut off here).
 const MAX_PASSES = 4;
-
-const FIELD_OF: Partial<Record<PropertyDefinition['type'], 'number' | 'string' | 'boolean'>> = {
-  number: 'number',
-  string: 'string',
-  text: 'string',
-  boolean: 'boolean',
-};
 
 const sameData = (values: readonly Value[], data: readonly ValueData[]) =>
   values.length === data.length &&
@@ -54,7 +48,7 @@ export function computeFormulas(entity: Entity, definitions: ReadonlyMap<string,
     let settled = true;
     for (const { definition, formula } of formulas) {
       const result = evaluateFormula(formula, { id: entity._id, properties, resolve: resolve ?? (() => []) });
-      const fits = formulaValueType(result) !== undefined && formulaValueType(result) === FIELD_OF[definition.type];
+      const fits = formulaValueType(result) !== undefined && formulaValueType(result) === descriptorOf(definition.type).formula.stores;
       const data = fits ? formulaValueData(definition.list ? result : result.slice(0, 1)) : [];
       if (sameData(properties[definition.name] ?? [], data)) continue;
       settled = false;

@@ -1,4 +1,6 @@
 import type { Properties } from '../entity';
+import { STRING_FIELD } from '../values/string';
+import { VALUE_DESCRIPTORS } from '../values/registry';
 import type { Value, ValueData } from '../values/types';
 import { MAX_FORMULA_STRING, type Formula, type FormulaFunction, type FormulaNode, type FormulaPath, type FormulaValue } from './ast';
 
@@ -26,14 +28,23 @@ const isScalar = (value: unknown): value is FormulaValue =>
   typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 
 /**
+ * Whose reading of a stored value wins, each type's `formula.read` asked in turn. Types that read
+ * the plain `string` field come last: other values carry one too (a reference its label), and
+ * there the type's own reading is meant (`_created` holds a datetime and a reference: the datetime).
+ */
+const READERS = [
+  ...VALUE_DESCRIPTORS.filter((descriptor) => !(descriptor.fields as readonly object[]).includes(STRING_FIELD)),
+  ...VALUE_DESCRIPTORS.filter((descriptor) => (descriptor.fields as readonly object[]).includes(STRING_FIELD)),
+];
+
+/**
  * The scalar a formula sees for each stored value: the number, boolean, date or datetime (ISO
  * text), a reference's label (`string`) or else its id, a file's name, or the string.
  */
 export function formulaValuesOf(values: readonly Value[]): FormulaValue[] {
   const scalars: FormulaValue[] = [];
   for (const value of values) {
-    const scalar =
-      value.number ?? value.boolean ?? value.date ?? value.datetime ?? (value.reference === undefined ? undefined : (value.string ?? value.reference)) ?? value.filename ?? value.string;
+    const scalar = READERS.reduce<unknown>((found, descriptor) => found ?? descriptor.formula.read(value), undefined);
     if (isScalar(scalar)) scalars.push(scalar);
   }
   return scalars;

@@ -1,23 +1,11 @@
 import { SYSTEM_DEFINITIONS } from '../definitions/system';
 import { invalid, type FieldError } from '../errors';
-import type { ValueType } from '../values/types';
+import { fieldsOf, type ValueType } from '../values/types';
 import type { FilterField, ListQuery } from './ast';
-
-/** The fields a filter may use on a property of each type. */
-const FIELDS_OF_TYPE: Record<ValueType, readonly FilterField[]> = {
-  string: ['string'],
-  text: ['string'],
-  number: ['number'],
-  boolean: ['boolean'],
-  date: ['date'],
-  datetime: ['datetime'],
-  reference: ['reference'],
-  file: ['filename', 'filesize', 'filetype'],
-};
 
 /** `_created` holds both when (datetime) and by whom (reference). */
 const SYSTEM_FIELDS: ReadonlyMap<string, readonly FilterField[]> = new Map([
-  ...[...SYSTEM_DEFINITIONS.values()].map((d) => [d.name, FIELDS_OF_TYPE[d.type]] as const),
+  ...[...SYSTEM_DEFINITIONS.values()].map((d) => [d.name, fieldsOf(d.type)] as const),
   ['_created', ['datetime', 'reference'] as const],
 ]);
 
@@ -29,7 +17,7 @@ const SYSTEM_FIELDS: ReadonlyMap<string, readonly FilterField[]> = new Map([
 export function checkQueryTypes(query: ListQuery, types: ReadonlyMap<string, ReadonlySet<ValueType>>): void {
   const errors: FieldError[] = [];
   const check = (parameter: string, property: string, field: FilterField) => {
-    const allowed = SYSTEM_FIELDS.get(property) ?? [...(types.get(property) ?? [])].flatMap((type) => FIELDS_OF_TYPE[type]);
+    const allowed = SYSTEM_FIELDS.get(property) ?? [...(types.get(property) ?? [])].flatMap((type) => fieldsOf(type));
     if (allowed.length === 0) errors.push({ parameter, message: `no type in this query defines the property "${property}"` });
     else if (!allowed.includes(field)) errors.push({ parameter, message: `"${property}" is ${allowed.join('/')}, not ${field}` });
   };

@@ -1,6 +1,6 @@
 import { isSecretProperty } from '../definitions/system';
 import { invalid, type FieldError } from '../errors';
-import { isCalendarDate, normaliseDatetime } from '../values/rules';
+import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 import { searchTerms } from '../search/tokens';
 import { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
 
@@ -19,28 +19,18 @@ export const MAX_FILTERS = 50;
 export type RawQuery = Record<string, string | number | string[] | undefined>;
 
 const PROPERTY = '_?[A-Za-z][A-Za-z0-9_]{0,63}';
-/** The value fields a filter key may name (`<property>.<field>`). */
-export const FILTER_FIELDS = ['string', 'number', 'boolean', 'date', 'datetime', 'reference', 'filename', 'filesize', 'filetype'] as const;
+/** The value fields a filter key may name (`<property>.<field>`): every field of every value type. */
+export const FILTER_FIELDS: readonly FilterField[] = FIELD_DESCRIPTORS.map((field) => field.name);
 const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})(?:\\.([a-z]+))?$`);
 /** What a filter key looks like, for the API description: `<property>.<field>[.<operator>]`. */
 export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.(${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?$`;
 const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})$`);
 const PROPS = new RegExp(`^${PROPERTY}$`);
-const OBJECT_ID = /^[0-9a-f]{24}$/;
-const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
-/** Which operators each field takes (SPEC §7). */
-export const OPERATORS_OF: Readonly<Record<FilterField, readonly Operator[]>> = {
-  string: ['eq', 'ne', 'regex', 'in', 'exists'],
-  filename: ['eq', 'ne', 'regex', 'in', 'exists'],
-  filetype: ['eq', 'ne', 'regex', 'in', 'exists'],
-  reference: ['eq', 'ne', 'in', 'exists'],
-  number: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
-  filesize: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
-  date: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
-  datetime: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
-  boolean: ['eq', 'exists'],
-};
+/** Which operators each field takes (SPEC §7), as its value type declares them. */
+export const OPERATORS_OF = Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, field.filter.operators])) as Readonly<
+  Record<FilterField, readonly Operator[]>
+>;
 
 // Constructs RE2 (FerretDB) and PCRE (MongoDB) disagree on, or that only backtracking engines run.
 const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k</;
@@ -55,26 +45,8 @@ class Collector {
 
 /** One scalar of `field`, or an error naming the parameter; never a silent string match. */
 function scalar(field: FilterField, text: string, parameter: string, errors: Collector): Scalar | undefined {
-  switch (field) {
-    case 'string':
-    case 'filename':
-    case 'filetype':
-      return text.length > 10_000 ? errors.fail(parameter, 'value too long') : text;
-    case 'reference':
-      return OBJECT_ID.test(text) ? text : errors.fail(parameter, 'must be an entity id (24 hexadecimal characters)');
-    case 'number':
-    case 'filesize': {
-      // JSON number syntax only: Number() would also read "0x10", " 1 " or "".
-      const number = JSON_NUMBER.test(text) ? Number(text) : NaN;
-      return Number.isFinite(number) ? number : errors.fail(parameter, 'must be a finite number');
-    }
-    case 'boolean':
-      return text === 'true' ? true : text === 'false' ? false : errors.fail(parameter, 'must be true or false');
-    case 'date':
-      return isCalendarDate(text) ? text : errors.fail(parameter, 'must be a date as YYYY-MM-DD');
-    case 'datetime':
-      return normaliseDatetime(text) ?? errors.fail(parameter, 'must be an ISO 8601 date-time with an offset');
-  }
+  const { filter } = fieldDescriptorOf(field);
+  return filter.parse(text) ?? errors.fail(parameter, filter.refused);
 }
 
 function parseFilter(key: string, text: string, errors: Collector): Filter | undefined {
@@ -133,7 +105,7 @@ function parseSort(text: string, errors: Collector): SortKey[] {
       errors.fail('sort', `"${part}" is not <property>.<type> or -<property>.<type>`);
       continue;
     }
-    if (match[3] === 'boolean' || match[3] === 'reference') {
+    if (fieldDescriptorOf(match[3] as FilterField).sortKey === undefined) {
       errors.fail('sort', `cannot sort by ${match[3]}`);
       continue;
     }

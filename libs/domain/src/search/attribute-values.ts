@@ -1,9 +1,9 @@
 import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField, Scalar } from '../query/ast';
+import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 
-/** Strings longer than this are left out: an equality filter on them falls back to a scan. */
-export const MAX_ATTRIBUTE_STRING = 256;
+export { MAX_ATTRIBUTE_STRING } from '../values/string';
 
 // A separator no property name, field name or indexed value can contain ambiguously: names are
 // letters/digits/_ and the value comes last.
@@ -16,7 +16,8 @@ export function attributeValue(property: string, field: FilterField, value: Scal
 
 /**
  * One entry per (property, field, value) for equality-style filters: a single multikey index on
- * them serves `eq` and `in` on any property, whatever its name, on any engine.
+ * them serves `eq` and `in` on any property, whatever its name, on any engine. Which values have
+ * an entry is each field's `indexed` rule.
  */
 export function attributeValues(properties: Properties): string[] {
   const entries = new Set<string>();
@@ -25,15 +26,10 @@ export function attributeValues(properties: Properties): string[] {
     // of them would be one more copy of key material.
     if (isSecretProperty(name)) continue;
     for (const value of values) {
-      const scalars: [FilterField, Scalar | undefined][] = [
-        ['string', value.string !== undefined && value.string.length <= MAX_ATTRIBUTE_STRING ? value.string : undefined],
-        ['number', value.number],
-        ['boolean', value.boolean],
-        ['date', value.date],
-        ['reference', value.reference],
-        ['filetype', value.filetype],
-      ];
-      for (const [field, scalar] of scalars) if (scalar !== undefined) entries.add(attributeValue(name, field, scalar));
+      for (const field of FIELD_DESCRIPTORS) {
+        const scalar = value[field.name];
+        if (scalar !== undefined && isIndexedAttribute(field.name, scalar)) entries.add(attributeValue(name, field.name, scalar));
+      }
     }
   }
   return [...entries];
@@ -41,6 +37,5 @@ export function attributeValues(properties: Properties): string[] {
 
 /** Whether `attributeValues` holds every value of this kind (else the index cannot answer it). */
 export function isIndexedAttribute(field: FilterField, value: Scalar): boolean {
-  if (field === 'string') return typeof value === 'string' && value.length <= MAX_ATTRIBUTE_STRING;
-  return field === 'number' || field === 'boolean' || field === 'date' || field === 'reference' || field === 'filetype';
+  return fieldDescriptorOf(field).indexed?.(value) ?? false;
 }

@@ -1,7 +1,15 @@
 import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField } from '../query/ast';
+import type { SortScalar } from '../values/descriptor';
+import { FIELD_DESCRIPTORS } from '../values/registry';
 import { MAX_PREFIX, prefixes, words } from './tokens';
+
+export type { SortScalar } from '../values/descriptor';
+
+/** The fields whose values `q` searches, and those `sort=` orders by (each field's own rule). */
+const SEARCHED_FIELDS = FIELD_DESCRIPTORS.filter((field) => field.searchText !== undefined);
+const SORTED_FIELDS = FIELD_DESCRIPTORS.filter((field) => field.sortKey !== undefined);
 
 /** Words beyond this many per entity are not searchable: it bounds a document's index entries. */
 export const MAX_SEARCH_WORDS = 2000;
@@ -18,7 +26,7 @@ export function searchIndex(properties: Properties, searchable: ReadonlySet<stri
     // keeps `q` from ever matching key material should one try.
     if (isSecretProperty(name)) continue;
     for (const value of properties[name] ?? []) {
-      const text = [value.string, value.number, value.date, value.filename].filter((part) => part !== undefined).join(' ');
+      const text = SEARCHED_FIELDS.flatMap((field) => (value[field.name] === undefined ? [] : [field.searchText!(value[field.name]!)])).join(' ');
       for (const word of words(text)) {
         if (seen.size >= MAX_SEARCH_WORDS) return [...entries];
         if (seen.has(word)) continue;
@@ -30,13 +38,7 @@ export function searchIndex(properties: Properties, searchable: ReadonlySet<stri
   return [...entries];
 }
 
-export type SortScalar = string | number;
 export type SortKeys = Record<string, Partial<Record<FilterField, { min: SortScalar; max: SortScalar }>>>;
-
-/** Strings sort case- and accent-insensitively: "émile" between "Emil" and "Emma". */
-function sortable(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
-}
 
 /**
  * Per property and field, the smallest and largest value: scalar sort keys, so "sort by a list
@@ -48,18 +50,10 @@ export function sortKeys(properties: Properties): SortKeys {
     // Nobody may sort by a secret: its order would tell its values apart.
     if (isSecretProperty(name)) continue;
     for (const value of values) {
-      const candidates: [FilterField, SortScalar | undefined][] = [
-        ['string', value.string === undefined ? undefined : sortable(value.string.slice(0, 256))],
-        ['number', value.number],
-        ['date', value.date],
-        ['datetime', value.datetime],
-        ['filename', value.filename === undefined ? undefined : sortable(value.filename)],
-        ['filesize', value.filesize],
-        ['filetype', value.filetype],
-      ];
-      for (const [field, scalar] of candidates) {
-        if (scalar === undefined) continue;
-        const current = ((keys[name] ??= {})[field] ??= { min: scalar, max: scalar });
+      for (const field of SORTED_FIELDS) {
+        if (value[field.name] === undefined) continue;
+        const scalar = field.sortKey!(value[field.name]!);
+        const current = ((keys[name] ??= {})[field.name] ??= { min: scalar, max: scalar });
         if (scalar < current.min) current.min = scalar;
         if (scalar > current.max) current.max = scalar;
       }

@@ -1,47 +1,19 @@
-/** The eight data types of SPEC §3 and the value field(s) each one uses. */
-export const VALUE_TYPES = ['string', 'text', 'number', 'boolean', 'date', 'datetime', 'reference', 'file'] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
+import type { FieldValues, ValueField } from './registry';
 
-export const FILE_FIELDS = ['filename', 'filesize', 'filetype'] as const;
+export { VALUE_FIELDS, VALUE_TYPES, fieldsOf, isValueType, type ValueField, type ValueType } from './registry';
 
-/** Every field that can carry a value; an input naming two of them (file's three aside) is refused. */
-export const VALUE_FIELDS = ['string', 'number', 'boolean', 'date', 'datetime', 'reference', ...FILE_FIELDS] as const;
-export type ValueField = (typeof VALUE_FIELDS)[number];
-
-export function fieldsOf(type: ValueType): readonly ValueField[] {
-  switch (type) {
-    case 'string':
-    case 'text':
-      return ['string'];
-    case 'file':
-      return FILE_FIELDS;
-    default:
-      return [type];
-  }
-}
-
-export function isValueType(type: unknown): type is ValueType {
-  return typeof type === 'string' && (VALUE_TYPES as readonly string[]).includes(type);
-}
-
-/** A value as stored and returned (interface §2.2); ids are 24-hex strings at this layer. */
-export interface Value {
+/**
+ * A value as stored and returned (interface §2.2); ids are 24-hex strings at this layer. Its value
+ * fields are those of the registered value types (`values/registry.ts`).
+ */
+export type Value = FieldValues & {
   _id: string;
   type: string;
-  string?: string;
-  number?: number;
-  boolean?: boolean;
-  date?: string;
-  datetime?: string;
-  reference?: string;
-  filename?: string;
-  filesize?: number;
-  filetype?: string;
   language?: string;
   /** On a right value: copied from a `_parent` by `_inheritrights` (kept by the worker, not writable). */
   inherited?: true;
   created: { at: string; by: string };
-}
+};
 
 /** The part of a value that is data: what an input sets, without identity or provenance. */
 export type ValueData = Partial<Pick<Value, ValueField | 'language'>>;

@@ -1,0 +1,20 @@
+import { defineField, defineValueType, refuse } from './descriptor';
+
+/** Filtered on by equality and existence only; not sortable (two values order nothing). */
+export const BOOLEAN_FIELD = defineField({
+  name: 'boolean',
+  storedAs: 'as-is',
+  filter: {
+    operators: ['eq', 'exists'],
+    parse: (text: string) => (text === 'true' ? true : text === 'false' ? false : undefined),
+    refused: 'must be true or false',
+  },
+  indexed: () => true,
+});
+
+export const BOOLEAN_TYPE = defineValueType({
+  type: 'boolean',
+  fields: [BOOLEAN_FIELD],
+  check: (input) => (typeof input.boolean !== 'boolean' ? refuse('boolean', 'must be true or false') : { boolean: input.boolean }),
+  formula: { read: (value) => value.boolean, stores: 'boolean' },
+});

@@ -1,0 +1,51 @@
+import { BOOLEAN_TYPE } from './boolean';
+import { DATE_TYPE } from './date';
+import { DATETIME_TYPE } from './datetime';
+import type { FieldDescriptor, ValueDescriptor } from './descriptor';
+import { FILE_TYPE } from './file';
+import { NUMBER_TYPE } from './number';
+import { REFERENCE_TYPE } from './reference';
+import { STRING_TYPE } from './string';
+import { TEXT_TYPE } from './text';
+
+/**
+ * Every value type (SPEC §3), in the order they are listed to users. Registering a type here is
+ * all it takes for validation, storage, filters, sorting, search and formulas to know it.
+ */
+export const VALUE_DESCRIPTORS = [STRING_TYPE, TEXT_TYPE, NUMBER_TYPE, BOOLEAN_TYPE, DATE_TYPE, DATETIME_TYPE, REFERENCE_TYPE, FILE_TYPE] as const;
+
+type Registered = (typeof VALUE_DESCRIPTORS)[number];
+export type ValueType = Registered['type'];
+type RegisteredField = Registered['fields'][number];
+export type ValueField = RegisteredField['name'];
+
+/** The scalar type of each value field, by name. */
+export type FieldValues = { [F in RegisteredField as F['name']]?: F extends FieldDescriptor<string, infer T> ? T : never };
+
+export const VALUE_TYPES = VALUE_DESCRIPTORS.map((descriptor) => descriptor.type) as readonly ValueType[];
+
+/** Every value field once (types share some: string and text both use `string`), in registry order. */
+export const FIELD_DESCRIPTORS: readonly FieldDescriptor<ValueField>[] = [...new Set(VALUE_DESCRIPTORS.flatMap((d) => d.fields as readonly FieldDescriptor<ValueField>[]))];
+
+/** Every field that can carry a value; an input naming two of them (file's three aside) is refused. */
+export const VALUE_FIELDS = FIELD_DESCRIPTORS.map((field) => field.name);
+
+const BY_TYPE: ReadonlyMap<string, ValueDescriptor> = new Map(VALUE_DESCRIPTORS.map((d) => [d.type, d as ValueDescriptor]));
+const BY_FIELD: ReadonlyMap<string, FieldDescriptor> = new Map(FIELD_DESCRIPTORS.map((f) => [f.name, f as FieldDescriptor]));
+
+export function isValueType(type: unknown): type is ValueType {
+  return typeof type === 'string' && BY_TYPE.has(type);
+}
+
+export function descriptorOf(type: ValueType): ValueDescriptor {
+  return BY_TYPE.get(type)!;
+}
+
+export function fieldDescriptorOf(field: ValueField): FieldDescriptor {
+  return BY_FIELD.get(field)!;
+}
+
+/** The wire field(s) of a type: what an input of it names. */
+export function fieldsOf(type: ValueType): readonly ValueField[] {
+  return descriptorOf(type).fields.map((field) => field.name as ValueField);
+}
