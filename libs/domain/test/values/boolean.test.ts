@@ -1,0 +1,41 @@
+import { descriptorOf, fieldDescriptorOf } from '@entia/domain';
+import { describeField, describeValueType } from './table';
+
+describeValueType(descriptorOf('boolean'), {
+  fields: ['boolean'],
+  accepts: [
+    [{ boolean: true }, { boolean: true }],
+    [{ boolean: false }, { boolean: false }],
+  ],
+  refuses: [
+    [{ boolean: 'true' }, 'boolean', /true or false/],
+    [{ boolean: 1 }, 'boolean', /true or false/],
+  ],
+  formula: {
+    reads: [
+      [{ boolean: false }, false],
+      [{}, undefined],
+    ],
+    stores: 'boolean',
+  },
+});
+
+describeField(fieldDescriptorOf('boolean'), {
+  storedAs: 'as-is',
+  operators: ['eq', 'exists'],
+  parses: [
+    ['true', true],
+    ['false', false],
+  ],
+  refusesFilter: [
+    ['TRUE', /true or false/],
+    ['1', /true or false/],
+    ['', /true or false/],
+  ],
+  sortKeys: undefined,
+  indexed: [
+    [true, true],
+    [false, true],
+  ],
+  searchText: undefined,
+});
