@@ -63,6 +63,7 @@ export function storedScalar(field: FilterField, value: Scalar): unknown {
   return STORAGE[fieldDescriptorOf(field).storedAs].encode(value);
 }
 
+/** Converts `fields` (a copy of a value's data) in place, each field where it stands. */
 function convert(fields: Document, way: 'encode' | 'decode'): Document {
   for (const field of CONVERTED) if (fields[field.name] !== undefined) fields[field.name] = STORAGE[field.storedAs][way](fields[field.name]);
   return fields;
@@ -88,7 +89,11 @@ function decoded(stored: Document | Uint8Array): Document {
 
 function decodeValue(raw: Document | Uint8Array): Value {
   const { _id, created, ...data } = decoded(raw);
-  return { _id: ID.decode(_id) as string, ...(convert(data, 'decode') as Omit<Value, '_id' | 'created'>), created: { at: MOMENT.decode(created.at) as string, by: ID.decode(created.by) as string } };
+  return {
+    _id: ID.decode(_id) as string,
+    ...(convert(data, 'decode') as Omit<Value, '_id' | 'created'>),
+    created: { at: MOMENT.decode(created.at) as string, by: ID.decode(created.by) as string },
+  };
 }
 
 /** `searchable`: the names of the entity's properties whose definitions have `search: true`. */

@@ -1,6 +1,7 @@
 import type { Properties } from '../entity';
-import { STRING_FIELD } from '../values/string';
+import type { ValueDescriptor } from '../values/descriptor';
 import { VALUE_DESCRIPTORS } from '../values/registry';
+import { STRING_FIELD } from '../values/string';
 import type { Value, ValueData } from '../values/types';
 import { MAX_FORMULA_STRING, type Formula, type FormulaFunction, type FormulaNode, type FormulaPath, type FormulaValue } from './ast';
 
@@ -32,10 +33,8 @@ const isScalar = (value: unknown): value is FormulaValue =>
  * the plain `string` field come last: other values carry one too (a reference its label), and
  * there the type's own reading is meant (`_created` holds a datetime and a reference: the datetime).
  */
-const READERS = [
-  ...VALUE_DESCRIPTORS.filter((descriptor) => !(descriptor.fields as readonly object[]).includes(STRING_FIELD)),
-  ...VALUE_DESCRIPTORS.filter((descriptor) => (descriptor.fields as readonly object[]).includes(STRING_FIELD)),
-];
+const readsString = (descriptor: ValueDescriptor) => descriptor.fields.some((field) => field === STRING_FIELD);
+const READERS: readonly ValueDescriptor[] = [...VALUE_DESCRIPTORS.filter((d) => !readsString(d)), ...VALUE_DESCRIPTORS.filter(readsString)];
 
 /**
  * The scalar a formula sees for each stored value: the number, boolean, date or datetime (ISO

@@ -31,6 +31,7 @@ export const FIELD_DESCRIPTORS: readonly FieldDescriptor<ValueField>[] = [...new
 export const VALUE_FIELDS = FIELD_DESCRIPTORS.map((field) => field.name);
 
 const BY_TYPE: ReadonlyMap<string, ValueDescriptor> = new Map(VALUE_DESCRIPTORS.map((d) => [d.type, d as ValueDescriptor]));
+const FIELD_NAMES: ReadonlyMap<string, readonly ValueField[]> = new Map(VALUE_DESCRIPTORS.map((d) => [d.type, d.fields.map((field) => field.name)]));
 const BY_FIELD: ReadonlyMap<string, FieldDescriptor> = new Map(FIELD_DESCRIPTORS.map((f) => [f.name, f as FieldDescriptor]));
 
 export function isValueType(type: unknown): type is ValueType {
@@ -47,5 +48,5 @@ export function fieldDescriptorOf(field: ValueField): FieldDescriptor {
 
 /** The wire field(s) of a type: what an input of it names. */
 export function fieldsOf(type: ValueType): readonly ValueField[] {
-  return descriptorOf(type).fields.map((field) => field.name as ValueField);
+  return FIELD_NAMES.get(type)!;
 }
