@@ -1,4 +1,5 @@
 import {
+  ANY_PROPERTY_NAME_PATTERN,
   DATABASE_NAME_PATTERN,
   DEFAULT_LIMIT,
   FILTER_KEY_PATTERN,
@@ -8,6 +9,7 @@ import {
   MAX_SKIP,
   OBJECT_ID_PATTERN,
   OPERATORS_OF,
+  propertyListPattern,
 } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 
@@ -23,7 +25,7 @@ export const DatabaseName = Type.String({
     'nor the service\'s control database. A name outside this pattern names no database: 404.',
 });
 
-const PropertyName = Type.String({ pattern: '^_?[A-Za-z][A-Za-z0-9_]{0,63}$', description: 'The property name.' });
+const PropertyName = Type.String({ pattern: ANY_PROPERTY_NAME_PATTERN, description: 'The property name.' });
 
 /** One value to write (interface §4.1); which value field is right is decided by the definition. */
 export const ValueInput = Type.Object(
@@ -94,7 +96,7 @@ export const PropsQuery = Type.Object(
   {
     props: Type.Optional(
       Type.String({
-        pattern: '^_?[A-Za-z][A-Za-z0-9_]{0,63}(,_?[A-Za-z][A-Za-z0-9_]{0,63}){0,99}$',
+        pattern: propertyListPattern(100),
         description: 'Comma-separated property names to return (with _id); _created may be named.',
       }),
     ),
