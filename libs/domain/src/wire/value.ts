@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import { ObjectIdSchema, PropertyNameSchema } from './identifiers';
+
+/**
+ * A value as a client writes it (interface §4.1): `type` names the property, the definition decides
+ * which value field is right. The lengths bound the request; the value rules bound the content.
+ */
+export const ValueInputSchema = Type.Object(
+  {
+    type: PropertyNameSchema,
+    _id: Type.Optional(ObjectIdSchema),
+    string: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    number: Type.Optional(Type.Number()),
+    boolean: Type.Optional(Type.Boolean()),
+    date: Type.Optional(Type.String({ maxLength: 10 })),
+    datetime: Type.Optional(Type.String({ maxLength: 40 })),
+    reference: Type.Optional(ObjectIdSchema),
+    filename: Type.Optional(Type.String({ maxLength: 255 })),
+    filesize: Type.Optional(Type.Integer()),
+    filetype: Type.Optional(Type.String({ maxLength: 255 })),
+    language: Type.Optional(Type.String({ maxLength: 35 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Where to PUT a file's bytes right after creating its value (SPEC §8). */
+export const UploadTargetSchema = Type.Object(
+  {
+    url: Type.String(),
+    method: Type.Literal('PUT'),
+    headers: Type.Object({
+      ACL: Type.String(),
+      'Content-Disposition': Type.String(),
+      'Content-Length': Type.String(),
+      'Content-Type': Type.String(),
+    }),
+  },
+  { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
+);
+
+/** A value as the API returns it (interface §2.2). */
+export const ValueSchema = Type.Object(
+  {
+    _id: ObjectIdSchema,
+    type: Type.String(),
+    string: Type.Optional(Type.String()),
+    number: Type.Optional(Type.Number()),
+    boolean: Type.Optional(Type.Boolean()),
+    date: Type.Optional(Type.String({ format: 'date' })),
+    datetime: Type.Optional(Type.String({ format: 'date-time' })),
+    reference: Type.Optional(ObjectIdSchema),
+    filename: Type.Optional(Type.String()),
+    filesize: Type.Optional(Type.Integer()),
+    filetype: Type.Optional(Type.String()),
+    language: Type.Optional(Type.String()),
+    created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdSchema }),
+    upload: Type.Optional(UploadTargetSchema),
+    url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
+  },
+  { additionalProperties: false },
+);
