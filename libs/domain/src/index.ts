@@ -15,6 +15,7 @@ export {
 export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/identifiers';
 export { UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
 export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
+export { FieldErrorSchema, ProblemSchema } from './wire/problem';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
 export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';

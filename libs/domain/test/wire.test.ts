@@ -1,4 +1,4 @@
-import { EntitySchema, ValueInputSchema } from '@entia/domain';
+import { EntitySchema, FieldErrorSchema, ProblemSchema, ValueInputSchema } from '@entia/domain';
 import { Value } from '@sinclair/typebox/value';
 
 // The wire shapes take their patterns from names.ts: what a route refuses is what the rule refuses.
@@ -27,5 +27,12 @@ describe('EntitySchema', () => {
   });
   it('refuses an entity whose _id breaks the id rule', () => {
     expect([Value.Check(EntitySchema, { _id: ID }), Value.Check(EntitySchema, { _id: 'nope' })]).toEqual([true, false]);
+  });
+});
+
+describe('ProblemSchema', () => {
+  it('takes its field errors from FieldErrorSchema, the type of every FieldError', () => {
+    expect(ProblemSchema.properties.errors.items).toBe(FieldErrorSchema);
+    expect([Value.Check(FieldErrorSchema, { pointer: '/0', message: 'bad' }), Value.Check(FieldErrorSchema, { pointer: '/0' })]).toEqual([true, false]);
   });
 });
