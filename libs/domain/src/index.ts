@@ -13,7 +13,7 @@ export {
   propertyListPattern,
 } from './names';
 export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/identifiers';
-export { UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
+export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
 export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
 export { FieldErrorSchema, ProblemSchema } from './wire/problem';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';

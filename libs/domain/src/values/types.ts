@@ -24,24 +24,8 @@ export function isValueType(type: unknown): type is ValueType {
   return typeof type === 'string' && (VALUE_TYPES as readonly string[]).includes(type);
 }
 
-/** A value as stored and returned (interface §2.2); ids are 24-hex strings at this layer. */
-export interface Value {
-  _id: string;
-  type: string;
-  string?: string;
-  number?: number;
-  boolean?: boolean;
-  date?: string;
-  datetime?: string;
-  reference?: string;
-  filename?: string;
-  filesize?: number;
-  filetype?: string;
-  language?: string;
-  /** On a right value: copied from a `_parent` by `_inheritrights` (kept by the worker, not writable). */
-  inherited?: true;
-  created: { at: string; by: string };
-}
+/** A value as stored and returned (interface §2.2); its one definition is the wire schema. */
+export type Value = import('../wire/value').StoredValue;
 
 /** The part of a value that is data: what an input sets, without identity or provenance. */
 export type ValueData = Partial<Pick<Value, ValueField | 'language'>>;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ObjectIdSchema, PropertyNameSchema } from './identifiers';
 
 /**
@@ -38,8 +38,11 @@ export const UploadTargetSchema = Type.Object(
   { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
 );
 
-/** A value as the API returns it (interface §2.2). */
-export const ValueSchema = Type.Object(
+/**
+ * A value as stored (interface §2.2): the domain's `Value`. `inherited` marks a right value copied
+ * from a `_parent` by `_inheritrights` (kept by the worker, not writable).
+ */
+export const StoredValueSchema = Type.Object(
   {
     _id: ObjectIdSchema,
     type: Type.String(),
@@ -53,7 +56,17 @@ export const ValueSchema = Type.Object(
     filesize: Type.Optional(Type.Integer()),
     filetype: Type.Optional(Type.String()),
     language: Type.Optional(Type.String()),
+    inherited: Type.Optional(Type.Literal(true, { description: 'On a right value: copied from a `_parent` by `_inheritrights`; not writable.' })),
     created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdSchema }),
+  },
+  { additionalProperties: false },
+);
+export type StoredValue = Static<typeof StoredValueSchema>;
+
+/** A value as the API returns it: as stored, plus what a file value's answer adds. */
+export const ValueSchema = Type.Object(
+  {
+    ...StoredValueSchema.properties,
     upload: Type.Optional(UploadTargetSchema),
     url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
   },
