@@ -1,4 +1,14 @@
-import type { DeletedSchema, EntityListSchema, EntitySchema, UploadTargetSchema, ValueInputSchema, ValueSchema, WriteResultSchema } from '@entia/domain';
+import type {
+  AccountSchema,
+  AuthResultSchema,
+  DeletedSchema,
+  EntityListSchema,
+  EntitySchema,
+  UploadTargetSchema,
+  ValueInputSchema,
+  ValueSchema,
+  WriteResultSchema,
+} from '@entia/domain';
 import type { Static } from '@sinclair/typebox';
 
 /**
@@ -46,17 +56,10 @@ export interface Aggregation {
 export type EntityQuery = Record<string, string | number | boolean | string[] | undefined>;
 
 /** A database the API key opens, and the person it acts as there. */
-export interface Account {
-  _id: string;
-  name: string;
-  user: { _id: string; name: string };
-}
+export type Account = Static<typeof AccountSchema>;
 
-export interface AuthResult {
-  accounts: Account[];
-  /** A JWT, valid 48 hours. */
-  token: string;
-}
+/** The databases the API key opens, and a JWT valid 48 hours. */
+export type AuthResult = Static<typeof AuthResultSchema>;
 
 /** The values of one property of an entity; `[]` when it has none (or `props` left it out). */
 export function valuesOf(entity: Entity, property: string): Value[] {

@@ -3,6 +3,7 @@ export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/i
 export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
 export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
 export { FieldErrorSchema, ProblemSchema } from './wire/problem';
+export { AccountSchema, AuthResultSchema } from './wire/auth';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
 export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
