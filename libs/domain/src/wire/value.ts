@@ -28,12 +28,15 @@ export const UploadTargetSchema = Type.Object(
   {
     url: Type.String(),
     method: Type.Literal('PUT'),
-    headers: Type.Object({
-      ACL: Type.String(),
-      'Content-Disposition': Type.String(),
-      'Content-Length': Type.String(),
-      'Content-Type': Type.String(),
-    }),
+    // The schema names the four signed headers; a client passes them on as a map, whatever they are.
+    headers: Type.Unsafe<Record<string, string>>(
+      Type.Object({
+        ACL: Type.String(),
+        'Content-Disposition': Type.String(),
+        'Content-Length': Type.String(),
+        'Content-Type': Type.String(),
+      }),
+    ),
   },
   { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
 );
