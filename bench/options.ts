@@ -1,3 +1,4 @@
+import { isDatabaseName } from '@entia/domain';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { integer } from './args';
@@ -75,11 +76,12 @@ export function readOptions(argv = process.argv.slice(2), env = process.env): Be
   const caller = pick('caller', 'BENCH_CALLER') ?? 'owner';
   if (caller !== 'owner' && caller !== 'reader' && caller !== 'anonymous') throw new Error('--caller must be owner, reader or anonymous');
   const db = pick('db', 'BENCH_DB') ?? `bench_${randomBytes(4).toString('hex')}`;
-  if (!/^[a-z][a-z0-9_]{2,62}$/.test(db)) throw new Error(`--db "${db}" is not a valid database name`);
+  const controlDb = env.MONGODB_CONTROL_DB || 'entia';
+  if (!isDatabaseName(db, controlDb)) throw new Error(`--db "${db}" is not a valid database name`);
 
   return {
     mongodbUrl,
-    controlDb: env.MONGODB_CONTROL_DB || 'entia',
+    controlDb,
     size: integer('size', pick('size', 'BENCH_SIZE'), 100_000, 30),
     db,
     reuse: flag('reuse', 'BENCH_REUSE'),

@@ -1,11 +1,8 @@
+import type { ProblemSchema } from '@entia/domain';
+import type { Static } from '@sinclair/typebox';
+
 /** RFC 9457 problem details as Entia sends them. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  errors?: { parameter?: string; pointer?: string; message: string }[];
-}
+export type Problem = Static<typeof ProblemSchema>;
 
 /** A non-2xx answer, after any retries; `problem` is the server's explanation when it gave one. */
 export class EntiaError extends Error {

@@ -1,70 +1,41 @@
+import type {
+  AccountSchema,
+  AuthResultSchema,
+  DeletedSchema,
+  EntityListSchema,
+  EntitySchema,
+  UploadTargetSchema,
+  ValueInputSchema,
+  ValueSchema,
+  WriteResultSchema,
+} from '@entia/domain';
+import type { Static } from '@sinclair/typebox';
+
 /**
- * Wire shapes of the Entia API (interface §2, SPEC §3 and §7). Only what the client reads or sends;
- * the server may add fields, which pass through untouched.
+ * Wire shapes of the Entia API (interface §2, SPEC §3 and §7): the values, entities and answers are
+ * the very TypeBox schemas the API validates with and publishes, so client and server cannot drift.
+ * The server may add fields, which pass through untouched.
  */
 
 /** A value as written: `type` names the property, exactly one value field carries the data. */
-export interface ValueInput {
-  type: string;
-  /** Present: overwrite that value. Absent: add a value (or replace it on a `list: false` property). */
-  _id?: string;
-  string?: string;
-  number?: number;
-  boolean?: boolean;
-  /** YYYY-MM-DD */
-  date?: string;
-  /** ISO 8601 with offset; returned normalised to UTC. */
-  datetime?: string;
-  /** An entity `_id` in the same database. */
-  reference?: string;
-  filename?: string;
-  /** Bytes. */
-  filesize?: number;
-  /** MIME type. */
-  filetype?: string;
-  language?: string;
-}
+export type ValueInput = Static<typeof ValueInputSchema>;
 
 /** Where to PUT a file's bytes right after creating its value; every header is required as given. */
-export interface UploadTarget {
-  url: string;
-  method: 'PUT';
-  headers: Record<string, string>;
-}
+export type UploadTarget = Static<typeof UploadTargetSchema>;
 
-/** A stored value, as returned. */
-export interface Value extends ValueInput {
-  _id: string;
-  created: { at: string; by: string };
-  /** File values, in the response that created them. */
-  upload?: UploadTarget;
-  /** File values fetched by id: a signed download URL, valid for a short time. Fetch a new one each time. */
-  url?: string;
-}
+/** A stored value, as returned; file values carry `upload` when just created, `url` when fetched by id. */
+export type Value = Static<typeof ValueSchema>;
 
 /** An entity: its `_id`, and one array of values per property name. See `valuesOf`. */
-export interface Entity {
-  _id: string;
-  [property: string]: Value[] | string;
-}
+export type Entity = Static<typeof EntitySchema>;
 
 /** Answer to creating an entity or adding values: the values created or overwritten, by property name. */
-export interface WriteResult {
-  _id: string;
-  properties: Record<string, Value[]>;
-}
+export type WriteResult = Static<typeof WriteResultSchema>;
 
-export interface EntityList {
-  entities: Entity[];
-  /** All matches, not just this page. */
-  count: number;
-  limit: number;
-  skip: number;
-}
+/** One page of a list; `count` is all matches, not just this page. */
+export type EntityList = Static<typeof EntityListSchema>;
 
-export interface Deleted {
-  deleted: true;
-}
+export type Deleted = Static<typeof DeletedSchema>;
 
 /** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
 export interface Aggregation {
@@ -85,17 +56,10 @@ export interface Aggregation {
 export type EntityQuery = Record<string, string | number | boolean | string[] | undefined>;
 
 /** A database the API key opens, and the person it acts as there. */
-export interface Account {
-  _id: string;
-  name: string;
-  user: { _id: string; name: string };
-}
+export type Account = Static<typeof AccountSchema>;
 
-export interface AuthResult {
-  accounts: Account[];
-  /** A JWT, valid 48 hours. */
-  token: string;
-}
+/** The databases the API key opens, and a JWT valid 48 hours. */
+export type AuthResult = Static<typeof AuthResultSchema>;
 
 /** The values of one property of an entity; `[]` when it has none (or `props` left it out). */
 export function valuesOf(entity: Entity, property: string): Value[] {

@@ -1,3 +1,4 @@
+import { DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
@@ -33,7 +34,7 @@ export const ConfigSchema = Type.Object({
   }),
   MONGODB_CONTROL_DB: Type.String({
     default: 'entia',
-    pattern: '^[a-z][a-z0-9_]{2,62}$',
+    pattern: DATABASE_SPELLING_PATTERN,
     description: 'Database holding the registry of databases and the API-key index.',
   }),
   MONGODB_TIMEOUT_MS: Type.Integer({

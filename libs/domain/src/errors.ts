@@ -1,9 +1,8 @@
+import type { Static } from '@sinclair/typebox';
+import type { FieldErrorSchema } from './wire/problem';
+
 /** One offending input: a JSON pointer into the request body, or a query/path parameter. */
-export interface FieldError {
-  pointer?: string;
-  parameter?: string;
-  message: string;
-}
+export type FieldError = Static<typeof FieldErrorSchema>;
 
 /** An error answer shows at most this many field errors; the others are only counted. */
 export const MAX_FIELD_ERRORS = 20;

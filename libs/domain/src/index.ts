@@ -1,4 +1,9 @@
-export { DATABASE_NAME_PATTERN, OBJECT_ID_PATTERN, isDatabaseName, isObjectId, isPropertyName } from './names';
+export { ANY_PROPERTY_NAME_PATTERN, ANY_PROPERTY_NAME_SOURCE, DATABASE_NAME_PATTERN, DATABASE_SPELLING_PATTERN, OBJECT_ID_PATTERN, PROPERTY_NAME_PATTERN, isAnyPropertyName, isDatabaseName, isDatabaseSpelling, isObjectId, isPropertyName, propertyListPattern } from './names';
+export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/identifiers';
+export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
+export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
+export { FieldErrorSchema, ProblemSchema } from './wire/problem';
+export { AccountSchema, AuthResultSchema } from './wire/auth';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
 export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';

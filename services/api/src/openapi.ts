@@ -1,32 +1,9 @@
-import { MAX_FIELD_ERRORS } from '@entia/domain';
+import { ProblemSchema } from '@entia/domain';
 import type { TSchema } from '@sinclair/typebox';
 import { IDEMPOTENCY_HEADER, IdempotencyKeySchema } from './http/idempotency';
 import { securityOf, type ResponseSpec, type Route, type Security } from './http/route';
 
 type Json = Record<string, unknown>;
-
-const problemSchema = {
-  type: 'object',
-  description: 'RFC 9457 problem details: every error answer, as `application/problem+json`.',
-  required: ['type', 'title', 'status'],
-  properties: {
-    type: { type: 'string', description: 'A stable URN to switch on: `urn:entia:problem:<kind>`.' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    errors: {
-      type: 'array',
-      maxItems: MAX_FIELD_ERRORS,
-      description: `For invalid input: the first ${MAX_FIELD_ERRORS} offending query/path \`parameter\`s or body \`pointer\`s (RFC 6901).`,
-      items: {
-        type: 'object',
-        required: ['message'],
-        properties: { parameter: { type: 'string' }, pointer: { type: 'string' }, message: { type: 'string' } },
-      },
-    },
-    errorsOmitted: { type: 'integer', minimum: 1, description: 'How many more offending inputs there were than `errors` shows.' },
-  },
-};
 
 /** The two credentials (SPEC §6). Both travel as `Authorization: Bearer …`, to different routes. */
 const securitySchemes = {
@@ -184,6 +161,6 @@ export function openApiDocument(routes: Route[], version: string): Json {
     tags,
     security: requirements.required,
     paths,
-    components: { schemas: { Problem: problemSchema }, securitySchemes },
+    components: { schemas: { Problem: ProblemSchema }, securitySchemes },
   };
 }

@@ -1,4 +1,4 @@
-import { bootstrapDatabase, isDatabaseName, type MetaTypes } from '@entia/domain';
+import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, isDatabaseName, type MetaTypes } from '@entia/domain';
 import { newId, type Store } from '@entia/store';
 import { generateApiKey } from '../auth/keys';
 
@@ -22,7 +22,7 @@ export interface CreatedDatabase {
  */
 export async function createDatabase(store: Store, name: string, ownerName: string): Promise<CreatedDatabase> {
   if (!isDatabaseName(name, store.controlDbName)) {
-    throw new CreateDatabaseError(`"${name}" is not a valid database name: ^[a-z][a-z0-9_]{2,62}$, not a reserved name`);
+    throw new CreateDatabaseError(`"${name}" is not a valid database name: ${DATABASE_SPELLING_PATTERN}, not a reserved name`);
   }
   const now = new Date().toISOString();
   const plan = bootstrapDatabase({ name, ownerName, now, newId });

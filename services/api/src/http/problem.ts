@@ -1,24 +1,9 @@
-import { boundedErrors, clipText } from '@entia/domain';
+import { boundedErrors, clipText, type FieldError, type ProblemSchema } from '@entia/domain';
+import type { Static } from '@sinclair/typebox';
 import type { Response } from 'express';
 
-/** One offending input: a query/path `parameter` or a JSON `pointer` into the body (RFC 6901). */
-export interface FieldError {
-  parameter?: string;
-  pointer?: string;
-  message: string;
-}
-
-/** RFC 9457 problem details; `type` is a stable URN clients may switch on. */
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  errors?: FieldError[];
-  /** How many field errors there were beyond those in `errors`. */
-  errorsOmitted?: number;
-  [extension: string]: unknown;
-}
+/** RFC 9457 problem details as the domain's wire schema describes them, plus any extension members. */
+export type ProblemBody = Static<typeof ProblemSchema> & { [extension: string]: unknown };
 
 /** Longest `detail` an answer shows, in characters. */
 const MAX_DETAIL = 1000;

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldError } from './problem';
+import type { FieldError } from '@entia/domain';
 
 // Path and query values arrive as strings and are coerced to the schema's types; JSON bodies are
 // taken as sent, so `"1"` never passes for a number.

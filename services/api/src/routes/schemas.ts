@@ -1,6 +1,9 @@
 import {
-  DATABASE_NAME_PATTERN,
   DEFAULT_LIMIT,
+  DatabaseNameSchema,
+  DeletedSchema,
+  EntityListSchema,
+  EntitySchema,
   FILTER_KEY_PATTERN,
   MAX_IN,
   MAX_LIMIT,
@@ -8,93 +11,34 @@ import {
   MAX_SKIP,
   OBJECT_ID_PATTERN,
   OPERATORS_OF,
+  ValueInputSchema,
+  ValueSchema,
+  WriteResultSchema,
+  propertyListPattern,
 } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 
-/** Request and response shapes of the entity endpoints: what the router validates and OpenAPI shows. */
+/**
+ * Request and response shapes of the entity endpoints: what the router validates and OpenAPI shows.
+ * The wire shapes themselves (values, entities, lists) are the domain's, which the client's types
+ * are derived from too; what is here is how the routes take them.
+ */
 
-export const ObjectIdString = Type.String({ pattern: OBJECT_ID_PATTERN, description: 'An id: 24 hexadecimal characters.' });
-
-/** `{db}`: SPEC §2's names, minus the reserved ones; the service's control database is also refused (404). */
-export const DatabaseName = Type.String({
-  pattern: DATABASE_NAME_PATTERN,
-  description:
-    'Database name: 3 to 63 characters, a lowercase letter then lowercase letters, digits or `_`; not `admin`, `local`, `config`, `auth`, `jobs` ' +
-    'nor the service\'s control database. A name outside this pattern names no database: 404.',
-});
-
-const PropertyName = Type.String({ pattern: '^_?[A-Za-z][A-Za-z0-9_]{0,63}$', description: 'The property name.' });
-
-/** One value to write (interface §4.1); which value field is right is decided by the definition. */
-export const ValueInput = Type.Object(
-  {
-    type: PropertyName,
-    _id: Type.Optional(ObjectIdString),
-    string: Type.Optional(Type.String({ maxLength: 1_000_000 })),
-    number: Type.Optional(Type.Number()),
-    boolean: Type.Optional(Type.Boolean()),
-    date: Type.Optional(Type.String({ maxLength: 10 })),
-    datetime: Type.Optional(Type.String({ maxLength: 40 })),
-    reference: Type.Optional(ObjectIdString),
-    filename: Type.Optional(Type.String({ maxLength: 255 })),
-    filesize: Type.Optional(Type.Integer()),
-    filetype: Type.Optional(Type.String({ maxLength: 255 })),
-    language: Type.Optional(Type.String({ maxLength: 35 })),
-  },
-  { additionalProperties: false },
-);
+export const DatabaseName = DatabaseNameSchema;
+export const ValueInput = ValueInputSchema;
+export const Value = ValueSchema;
+export const EntityBody = EntitySchema;
+export const EntityList = EntityListSchema;
+export const WriteResponse = WriteResultSchema;
+export const Deleted = DeletedSchema;
 
 export const ValuesBody = Type.Array(ValueInput, { minItems: 1, maxItems: 1000, description: 'Values to write, all or nothing.' });
-
-export const Value = Type.Object(
-  {
-    _id: ObjectIdString,
-    type: Type.String(),
-    string: Type.Optional(Type.String()),
-    number: Type.Optional(Type.Number()),
-    boolean: Type.Optional(Type.Boolean()),
-    date: Type.Optional(Type.String({ format: 'date' })),
-    datetime: Type.Optional(Type.String({ format: 'date-time' })),
-    reference: Type.Optional(ObjectIdString),
-    filename: Type.Optional(Type.String()),
-    filesize: Type.Optional(Type.Integer()),
-    filetype: Type.Optional(Type.String()),
-    language: Type.Optional(Type.String()),
-    created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdString }),
-    upload: Type.Optional(
-      Type.Object(
-        {
-          url: Type.String(),
-          method: Type.Literal('PUT'),
-          headers: Type.Object({
-            ACL: Type.String(),
-            'Content-Disposition': Type.String(),
-            'Content-Length': Type.String(),
-            'Content-Type': Type.String(),
-          }),
-        },
-        { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
-      ),
-    ),
-    url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
-  },
-  { additionalProperties: false },
-);
-
-export const EntityBody = Type.Object({ _id: ObjectIdString }, { additionalProperties: Type.Array(Value), description: 'Property name → values.' });
-
-export const WriteResponse = Type.Object({
-  _id: ObjectIdString,
-  properties: Type.Record(Type.String(), Type.Array(Value), { description: 'The values created or overwritten, by property.' }),
-});
-
-export const Deleted = Type.Object({ deleted: Type.Literal(true) });
 
 export const PropsQuery = Type.Object(
   {
     props: Type.Optional(
       Type.String({
-        pattern: '^_?[A-Za-z][A-Za-z0-9_]{0,63}(,_?[A-Za-z][A-Za-z0-9_]{0,63}){0,99}$',
+        pattern: propertyListPattern(100),
         description: 'Comma-separated property names to return (with _id); _created may be named.',
       }),
     ),

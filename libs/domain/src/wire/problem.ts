@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import { MAX_FIELD_ERRORS } from '../errors';
+
+/** One offending input: a query/path `parameter` or a JSON `pointer` into the body (RFC 6901). */
+export const FieldErrorSchema = Type.Object({
+  parameter: Type.Optional(Type.String()),
+  pointer: Type.Optional(Type.String()),
+  message: Type.String(),
+});
+
+/** RFC 9457 problem details; `type` is a stable URN clients may switch on. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'A stable URN to switch on: `urn:entia:problem:<kind>`.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.Optional(Type.String()),
+    errors: Type.Optional(
+      Type.Array(FieldErrorSchema, {
+        maxItems: MAX_FIELD_ERRORS,
+        description: `For invalid input: the first ${MAX_FIELD_ERRORS} offending query/path \`parameter\`s or body \`pointer\`s (RFC 6901).`,
+      }),
+    ),
+    errorsOmitted: Type.Optional(Type.Integer({ minimum: 1, description: 'How many more offending inputs there were than `errors` shows.' })),
+  },
+  { description: 'RFC 9457 problem details: every error answer, as `application/problem+json`.' },
+);

@@ -1,0 +1,77 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ObjectIdSchema, PropertyNameSchema } from './identifiers';
+
+/**
+ * A value as a client writes it (interface §4.1): `type` names the property, the definition decides
+ * which value field is right. The lengths bound the request; the value rules bound the content.
+ */
+export const ValueInputSchema = Type.Object(
+  {
+    type: PropertyNameSchema,
+    _id: Type.Optional(ObjectIdSchema),
+    string: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    number: Type.Optional(Type.Number()),
+    boolean: Type.Optional(Type.Boolean()),
+    date: Type.Optional(Type.String({ maxLength: 10 })),
+    datetime: Type.Optional(Type.String({ maxLength: 40 })),
+    reference: Type.Optional(ObjectIdSchema),
+    filename: Type.Optional(Type.String({ maxLength: 255 })),
+    filesize: Type.Optional(Type.Integer()),
+    filetype: Type.Optional(Type.String({ maxLength: 255 })),
+    language: Type.Optional(Type.String({ maxLength: 35 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Where to PUT a file's bytes right after creating its value (SPEC §8). */
+export const UploadTargetSchema = Type.Object(
+  {
+    url: Type.String(),
+    method: Type.Literal('PUT'),
+    // The schema names the four signed headers; a client passes them on as a map, whatever they are.
+    headers: Type.Unsafe<Record<string, string>>(
+      Type.Object({
+        ACL: Type.String(),
+        'Content-Disposition': Type.String(),
+        'Content-Length': Type.String(),
+        'Content-Type': Type.String(),
+      }),
+    ),
+  },
+  { description: 'File values just written: PUT the bytes to `url` with exactly these headers.' },
+);
+
+/**
+ * A value as stored (interface §2.2): the domain's `Value`. `inherited` marks a right value copied
+ * from a `_parent` by `_inheritrights` (kept by the worker, not writable).
+ */
+export const StoredValueSchema = Type.Object(
+  {
+    _id: ObjectIdSchema,
+    type: Type.String(),
+    string: Type.Optional(Type.String()),
+    number: Type.Optional(Type.Number()),
+    boolean: Type.Optional(Type.Boolean()),
+    date: Type.Optional(Type.String({ format: 'date' })),
+    datetime: Type.Optional(Type.String({ format: 'date-time' })),
+    reference: Type.Optional(ObjectIdSchema),
+    filename: Type.Optional(Type.String()),
+    filesize: Type.Optional(Type.Integer()),
+    filetype: Type.Optional(Type.String()),
+    language: Type.Optional(Type.String()),
+    inherited: Type.Optional(Type.Literal(true, { description: 'On a right value: copied from a `_parent` by `_inheritrights`; not writable.' })),
+    created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdSchema }),
+  },
+  { additionalProperties: false },
+);
+export type StoredValue = Static<typeof StoredValueSchema>;
+
+/** A value as the API returns it: as stored, plus what a file value's answer adds. */
+export const ValueSchema = Type.Object(
+  {
+    ...StoredValueSchema.properties,
+    upload: Type.Optional(UploadTargetSchema),
+    url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
+  },
+  { additionalProperties: false },
+);
