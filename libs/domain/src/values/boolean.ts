@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import { defineField, defineValueType, refuse } from './descriptor';
 
 /** Filtered on by equality and existence only; not sortable (two values order nothing). */
 export const BOOLEAN_FIELD = defineField({
   name: 'boolean',
+  wire: { input: Type.Boolean(), output: Type.Boolean() },
   storedAs: 'as-is',
   filter: {
     operators: ['eq', 'exists'],

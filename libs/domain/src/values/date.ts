@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { ORDERED_OPERATORS, defineField, defineValueType, refuse } from './descriptor';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -15,6 +16,7 @@ export function isCalendarDate(text: string): boolean {
 /** Kept as its `YYYY-MM-DD` text, which orders and compares like the dates themselves. */
 export const DATE_FIELD = defineField({
   name: 'date',
+  wire: { input: Type.String({ maxLength: 10 }), output: Type.String({ format: 'date' }) },
   storedAs: 'as-is',
   filter: {
     operators: ORDERED_OPERATORS,

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { isCalendarDate } from './date';
 import { ORDERED_OPERATORS, defineField, defineValueType, refuse } from './descriptor';
 
@@ -21,6 +22,7 @@ export function normaliseDatetime(text: string): string | undefined {
  */
 export const DATETIME_FIELD = defineField({
   name: 'datetime',
+  wire: { input: Type.String({ maxLength: 40 }), output: Type.String({ format: 'date-time' }) },
   storedAs: 'date',
   filter: {
     operators: ORDERED_OPERATORS,

@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { Operator, Scalar } from '../query/ast';
 
 /**
@@ -21,8 +22,14 @@ export const ORDERED_OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 
 export type StorageForm = 'as-is' | 'object-id' | 'date';
 
 /** One wire field of a value (`string`, `number`, `filename`, …) with type `T`. */
-export interface FieldDescriptor<Name extends string = string, T extends Scalar = Scalar> {
+export interface FieldDescriptor<Name extends string = string, T extends Scalar = Scalar, Input extends TSchema = TSchema, Output extends TSchema = TSchema> {
   readonly name: Name;
+  /**
+   * Its JSON schema on the wire, from which `wire/value.ts` builds the value shapes: as a client
+   * may send it (bounded, so a request stays small; the type's check bounds the content) and as
+   * the API returns it.
+   */
+  readonly wire: { readonly input: Input; readonly output: Output };
   readonly storedAs: StorageForm;
   /** How `<property>.<field>[.<operator>]=<text>` filters on it (SPEC §7). */
   readonly filter: {
@@ -90,7 +97,7 @@ export interface ValueDescriptor<Type extends string = string, Fields extends re
 }
 
 /** Keeps the field's name and scalar type literal, for the `Value` type derived from the registry. */
-export const defineField = <const Name extends string, T extends Scalar>(field: FieldDescriptor<Name, T>) => field;
+export const defineField = <const Name extends string, T extends Scalar, Input extends TSchema, Output extends TSchema>(field: FieldDescriptor<Name, T, Input, Output>) => field;
 
 export const defineValueType = <const Type extends string, const Fields extends readonly FieldDescriptor[]>(descriptor: ValueDescriptor<Type, Fields>) =>
   descriptor;

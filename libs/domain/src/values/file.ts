@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { defineField, defineValueType, refuse } from './descriptor';
 import { NUMBER_FILTER } from './number';
 import { TEXT_FILTER, isWellFormed, sortable } from './string';
@@ -7,6 +8,7 @@ const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&
 /** The original file name: filtered and searched as text. */
 export const FILENAME_FIELD = defineField({
   name: 'filename',
+  wire: { input: Type.String({ maxLength: 255 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,
   sortKey: (value: string) => sortable(value),
@@ -15,6 +17,7 @@ export const FILENAME_FIELD = defineField({
 
 export const FILESIZE_FIELD = defineField({
   name: 'filesize',
+  wire: { input: Type.Integer(), output: Type.Integer() },
   storedAs: 'as-is',
   filter: NUMBER_FILTER,
   sortKey: (value: number) => value,
@@ -23,6 +26,7 @@ export const FILESIZE_FIELD = defineField({
 /** The MIME type: few distinct values, so equality filters on it are worth an index entry. */
 export const FILETYPE_FIELD = defineField({
   name: 'filetype',
+  wire: { input: Type.String({ maxLength: 255 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,
   sortKey: (value: string) => value,

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { ORDERED_OPERATORS, defineField, defineValueType, refuse } from './descriptor';
 
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -15,6 +16,7 @@ export const NUMBER_FILTER = {
 
 export const NUMBER_FIELD = defineField({
   name: 'number',
+  wire: { input: Type.Number(), output: Type.Number() },
   storedAs: 'as-is',
   filter: NUMBER_FILTER,
   sortKey: (value: number) => value,

@@ -1,3 +1,4 @@
+import { ObjectIdSchema } from '../wire/identifiers';
 import { isObjectId } from '../names';
 import { defineField, defineValueType, refuse } from './descriptor';
 
@@ -7,6 +8,7 @@ import { defineField, defineValueType, refuse } from './descriptor';
  */
 export const REFERENCE_FIELD = defineField({
   name: 'reference',
+  wire: { input: ObjectIdSchema, output: ObjectIdSchema },
   storedAs: 'object-id',
   filter: {
     operators: ['eq', 'ne', 'in', 'exists'],

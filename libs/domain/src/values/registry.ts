@@ -1,3 +1,4 @@
+import { Type, type TOptional } from '@sinclair/typebox';
 import { BOOLEAN_TYPE } from './boolean';
 import { DATE_TYPE } from './date';
 import { DATETIME_TYPE } from './datetime';
@@ -19,8 +20,13 @@ export type ValueType = Registered['type'];
 type RegisteredField = Registered['fields'][number];
 export type ValueField = RegisteredField['name'];
 
-/** The scalar type of each value field, by name. */
-export type FieldValues = { [F in RegisteredField as F['name']]?: F extends FieldDescriptor<string, infer T> ? T : never };
+/** Each value field's wire schema (as a client sends it, or as the API returns it), by name. */
+export type FieldSchemas<Form extends 'input' | 'output'> = { [F in RegisteredField as F['name']]: TOptional<F['wire'][Form]> };
+
+/** The value fields of the wire shapes (`wire/value.ts`), from the registered types. */
+export function fieldSchemas<Form extends 'input' | 'output'>(form: Form): FieldSchemas<Form> {
+  return Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, Type.Optional(field.wire[form])])) as unknown as FieldSchemas<Form>;
+}
 
 export const VALUE_TYPES = VALUE_DESCRIPTORS.map((descriptor) => descriptor.type) as readonly ValueType[];
 

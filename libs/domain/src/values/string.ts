@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { TEXT_OPERATORS, defineField, defineValueType, refuse, type CheckContext, type InputFields } from './descriptor';
 
 // Any surrogate not part of a pair (String.prototype.isWellFormed is ES2024, newer than our lib target).
@@ -29,6 +30,7 @@ export const TEXT_FILTER = {
 /** The `string` field: of string and text values, and the label a reference value carries. */
 export const STRING_FIELD = defineField({
   name: 'string',
+  wire: { input: Type.String({ maxLength: 1_000_000 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,
   // Cut before folding: the key of a long text need not be long to order it.

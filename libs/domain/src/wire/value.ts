@@ -1,23 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { fieldSchemas } from '../values/registry';
 import { ObjectIdSchema, PropertyNameSchema } from './identifiers';
 
 /**
  * A value as a client writes it (interface §4.1): `type` names the property, the definition decides
- * which value field is right. The lengths bound the request; the value rules bound the content.
+ * which value field is right. The value fields come from the registered value types. The lengths bound the request; the value rules bound the content.
  */
 export const ValueInputSchema = Type.Object(
   {
     type: PropertyNameSchema,
     _id: Type.Optional(ObjectIdSchema),
-    string: Type.Optional(Type.String({ maxLength: 1_000_000 })),
-    number: Type.Optional(Type.Number()),
-    boolean: Type.Optional(Type.Boolean()),
-    date: Type.Optional(Type.String({ maxLength: 10 })),
-    datetime: Type.Optional(Type.String({ maxLength: 40 })),
-    reference: Type.Optional(ObjectIdSchema),
-    filename: Type.Optional(Type.String({ maxLength: 255 })),
-    filesize: Type.Optional(Type.Integer()),
-    filetype: Type.Optional(Type.String({ maxLength: 255 })),
+    ...fieldSchemas('input'),
     language: Type.Optional(Type.String({ maxLength: 35 })),
   },
   { additionalProperties: false },
@@ -49,15 +42,7 @@ export const StoredValueSchema = Type.Object(
   {
     _id: ObjectIdSchema,
     type: Type.String(),
-    string: Type.Optional(Type.String()),
-    number: Type.Optional(Type.Number()),
-    boolean: Type.Optional(Type.Boolean()),
-    date: Type.Optional(Type.String({ format: 'date' })),
-    datetime: Type.Optional(Type.String({ format: 'date-time' })),
-    reference: Type.Optional(ObjectIdSchema),
-    filename: Type.Optional(Type.String()),
-    filesize: Type.Optional(Type.Integer()),
-    filetype: Type.Optional(Type.String()),
+    ...fieldSchemas('output'),
     language: Type.Optional(Type.String()),
     inherited: Type.Optional(Type.Literal(true, { description: 'On a right value: copied from a `_parent` by `_inheritrights`; not writable.' })),
     created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdSchema }),
