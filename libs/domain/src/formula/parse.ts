@@ -82,6 +82,7 @@
  * At most `MAX_FORMULA_LENGTH` characters and `MAX_FORMULA_TOKENS` tokens.
  */
 import { invalid } from '../errors';
+import { isAnyPropertyName } from '../names';
 import { isSecretProperty } from '../definitions/system';
 import {
   ARITY,
@@ -95,7 +96,6 @@ import {
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const FUNCTION_WORD = /^[A-Z][A-Z0-9_]*$/;
-const PROPERTY = /^_?[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const TYPE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const WHITESPACE = /\s/;
 // A Map: the escaped character comes from the formula, and is looked up by name.
@@ -185,7 +185,7 @@ class Parser {
     if (word.includes('.')) return { kind: 'path', path: this.path(word, at) };
     if (isSecretProperty(word)) this.fail(`${word} cannot be read by a formula`, at);
     if (NOT_OWN.has(word)) this.fail(`${word} needs a type and a property, as ${word}.<type|*>.<property>`, at);
-    if (PROPERTY.test(word)) return { kind: 'property', name: word };
+    if (isAnyPropertyName(word)) return { kind: 'property', name: word };
     return this.fail(`unexpected ${show(word)}`, at);
   }
 
@@ -197,9 +197,9 @@ class Parser {
     }
     const secret = [via, property].find((part) => part !== undefined && isSecretProperty(part));
     if (secret !== undefined) this.fail(`${secret} cannot be read by a formula`, at);
-    if (!PROPERTY.test(via) || via === '_id') this.fail(`path ${show(word)} must start with _child, _referrer or a reference property`, at);
+    if (!isAnyPropertyName(via) || via === '_id') this.fail(`path ${show(word)} must start with _child, _referrer or a reference property`, at);
     if (type !== '*' && !TYPE_NAME.test(type)) this.fail(`path ${show(word)} must name a type or *`, at);
-    if (!PROPERTY.test(property) || NOT_OWN.has(property)) this.fail(`path ${show(word)} must end with a property name or _id`, at);
+    if (!isAnyPropertyName(property) || NOT_OWN.has(property)) this.fail(`path ${show(word)} must end with a property name or _id`, at);
     const kind = via === '_child' ? 'child' : via === '_referrer' ? 'referrer' : 'reference';
     return { text: word, kind, via, type, property };
   }

@@ -1,5 +1,6 @@
 import { isSecretProperty } from '../definitions/system';
 import { invalid, type FieldError } from '../errors';
+import { ANY_PROPERTY_NAME_SOURCE, isAnyPropertyName } from '../names';
 import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 import { searchTerms } from '../search/tokens';
 import { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
@@ -18,14 +19,13 @@ export const MAX_FILTERS = 50;
  */
 export type RawQuery = Record<string, string | number | string[] | undefined>;
 
-const PROPERTY = '_?[A-Za-z][A-Za-z0-9_]{0,63}';
+const PROPERTY = ANY_PROPERTY_NAME_SOURCE;
 /** The value fields a filter key may name (`<property>.<field>`): every field of every value type. */
 export const FILTER_FIELDS: readonly FilterField[] = FIELD_DESCRIPTORS.map((field) => field.name);
 const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})(?:\\.([a-z]+))?$`);
 /** What a filter key looks like, for the API description: `<property>.<field>[.<operator>]`. */
 export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.(${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?$`;
 const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})$`);
-const PROPS = new RegExp(`^${PROPERTY}$`);
 
 /** Which operators each field takes (SPEC §7), as its value type declares them. */
 export const OPERATORS_OF = Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, field.filter.operators])) as Readonly<
@@ -157,7 +157,7 @@ export function parseListQuery(raw: RawQuery): ListQuery {
       }
       case 'props': {
         const names = given.split(',');
-        if (names.length > 100 || !names.every((name) => PROPS.test(name))) errors.fail(key, 'must be comma-separated property names');
+        if (names.length > 100 || !names.every(isAnyPropertyName)) errors.fail(key, 'must be comma-separated property names');
         else query.props = names;
         break;
       }
