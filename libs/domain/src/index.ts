@@ -1,5 +1,5 @@
 export { DATABASE_NAME_PATTERN, OBJECT_ID_PATTERN, isDatabaseName, isObjectId, isPropertyName } from './names';
-export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, invalid, forbidden, notFound, type DomainErrorKind, type FieldError } from './errors';
+export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, conflict, invalid, forbidden, notFound, unauthenticated, type DomainErrorKind, type FieldError } from './errors';
 export { first, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
 export { DEFAULT_LIMITS, checkValue, isCalendarDate, normaliseDatetime, type ValueLimits, type ValueShape } from './values/rules';
@@ -7,8 +7,9 @@ export type { PropertyDefinition } from './definitions/definition';
 export { SECRET_SHOWN, SYSTEM_DEFINITIONS, isSecretProperty, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';
 export { checkDefinition, checkSiblings, definitionFrom, definitionMap, searchableOf } from './definitions/from-entity';
-export { READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, callerTags, canRead, hasRight, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
-export { applyWrite, assertOwned, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
+export { checkPlacement, definitionParent } from './definitions/placement';
+export { READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, assertDatabaseOwner, assertMayDelete, callerTags, canRead, hasRight, mayAddress, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
+export { applyWrite, assertOwned, isMandatory, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';
 export { MAX_API_KEYS, MAX_KEY_SPONSORS, keyIsLive, keySponsors, type KeyGenerator } from './keys';
 export { checkReferences, isSchemaType, typeOf, type MetaTypes } from './references';

@@ -1,4 +1,4 @@
-import { isDatabaseName, type Caller } from '@entia/domain';
+import { isDatabaseName, unauthenticated, type Caller } from '@entia/domain';
 import { DatabaseRecords, type DatabaseRecord, type EntityCollection, type Store } from '@entia/store';
 import { personIn, type Grant } from './auth/tokens';
 import { HttpProblem, problems } from './http/problem';
@@ -50,9 +50,7 @@ export class Tenants {
 /** Writes need a signed-in person (SPEC §6: a missing token on a write is 401). */
 export function signedIn(tenant: Tenant): Required<Caller> {
   if (tenant.caller.personId === undefined) {
-    throw new HttpProblem(401, 'unauthorized', 'Unauthorized', 'Sign in: writes need a token from GET /api/auth.', undefined, {
-      'WWW-Authenticate': 'Bearer realm="entia"',
-    });
+    throw unauthenticated('Sign in: writes need a token from GET /api/auth.');
   }
   return { personId: tenant.caller.personId };
 }

@@ -20,6 +20,8 @@ export interface Definition {
   list?: boolean;
   multilingual?: boolean;
   search?: boolean;
+  mandatory?: boolean;
+  readonly?: boolean;
   reference_query?: string;
   formula?: string;
 }
@@ -87,7 +89,7 @@ export async function testTenant(api: TestApi): Promise<TestTenant> {
         by,
       );
       for (const definition of definitions) {
-        const flags = (['list', 'multilingual', 'search'] as const).flatMap((flag) => (definition[flag] ? [{ type: flag, boolean: true }] : []));
+        const flags = (['list', 'multilingual', 'search', 'mandatory', 'readonly'] as const).flatMap((flag) => (definition[flag] ? [{ type: flag, boolean: true }] : []));
         await expectCreated(
           [
             { type: '_type', reference: created.types.property },

@@ -1,11 +1,9 @@
 import {
-  checkDefinition,
+  checkPlacement,
   checkReferences,
-  checkSiblings,
+  definitionParent,
   invalid,
   parseReferenceQuery,
-  referencesOf,
-  typeOf,
   type Caller,
   type Entity,
   type FieldError,
@@ -55,17 +53,8 @@ export async function checkAgainstDatabase(
 }
 
 async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<void> {
-  const errors = checkDefinition(entity.properties);
-  const parents = referencesOf(entity.properties, '_parent');
-  if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
-  if (errors.length > 0) throw invalid('The property definition is invalid; nothing was written.', errors);
-  const type = (await tenant.entities.many(parents)).get(parents[0]!);
-  if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
-    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
-  }
-  // Read fresh, under the database's definitions lease (`schemaLease` in write.ts), so that two
-  // definitions written at once cannot both take the last place or the same name.
-  const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
-  const clashes = checkSiblings(entity, siblings);
-  if (clashes.length > 0) throw invalid('The property definition is invalid; nothing was written.', clashes);
+  const parent = definitionParent(entity);
+  // Read fresh, under the database's definitions lease (`schemaLease` in write.ts).
+  const [type, siblings] = await Promise.all([tenant.entities.many([parent]), tenant.entities.childrenOfType(parent, tenant.record.meta.property)]);
+  checkPlacement(entity, type.get(parent)?.properties, siblings, tenant.record.meta);
 }

@@ -5,7 +5,7 @@ import {
   describeChange,
   findValue,
   groupByProperty,
-  hasRight,
+  assertMayDelete,
   isObjectId,
   labelReferences,
   referencesOf,
@@ -25,7 +25,7 @@ import { needsSettling, scheduleSettle, type Schema } from '@entia/derive';
 import { newId, type OutboxEntry, type Stored, type Versioned } from '@entia/store';
 import { generateApiKey } from '../auth/keys';
 import type { Deps } from '../deps';
-import { HttpProblem, problems } from '../http/problem';
+import { problems } from '../http/problem';
 import { signedIn, type Tenant } from '../tenancy';
 import { checkAgainstDatabase } from './checks';
 import { isDefinition, isSchemaEntity, schemaOf } from './definitions';
@@ -188,9 +188,7 @@ export async function deleteEntity(deps: Deps, tenant: Tenant, id: string): Prom
   const caller = signedIn(tenant);
   const done = await deps.writer.update(tenant.name, id, async (stored) => {
     const current = addressable(tenant, stored, id, false);
-    if (!hasRight(current.entity.properties, caller, 'owner')) {
-      throw new HttpProblem(403, 'forbidden', 'Forbidden', 'Deleting an entity needs the owner right.');
-    }
+    assertMayDelete(current.entity.properties, caller);
     const values = Object.values(current.entity.properties).flat();
     const outbox = outboxOf(tenant, await schemaOf(deps, tenant), current.entity, undefined, values);
     await invalidate(deps, tenant, current.entity);

@@ -1,9 +1,27 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { DomainError } from '@entia/domain';
 import { WriteBusy, queryFailure } from '@entia/store';
-import { DomainError, problemOf } from './domain-errors';
 import { HttpProblem, problems, sendProblem } from './problem';
 import { unavailableDependency, unavailableProblem } from './unavailable';
+
+const DOMAIN_STATUS = {
+  invalid: [400, 'invalid-request', 'Bad Request'],
+  unauthenticated: [401, 'unauthorized', 'Unauthorized'],
+  forbidden: [403, 'forbidden', 'Forbidden'],
+  'not-found': [404, 'not-found', 'Not Found'],
+  conflict: [409, 'conflict', 'Conflict'],
+} as const;
+
+/** A refusal of the domain rules, as the HTTP problem it stands for: the one place they are mapped. */
+export function problemOf(error: DomainError): HttpProblem {
+  const [status, slug, title] = DOMAIN_STATUS[error.kind];
+  const headers: Record<string, string> = {
+    ...(error.kind === 'unauthenticated' ? { 'WWW-Authenticate': 'Bearer realm="entia"' } : {}),
+    ...(error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) }),
+  };
+  return new HttpProblem(status, slug, title, error.message, error.errors.length > 0 ? error.errors : undefined, headers);
+}
 
 /** body-parser signals its failures with `type` and `status`; each is the client's fault. */
 function bodyParserProblem(error: { type?: unknown; limit?: unknown }): HttpProblem | undefined {

@@ -1,11 +1,11 @@
-import { hasRight, presentEntity } from '@entia/domain';
+import { assertDatabaseOwner as assertOwnerOf, presentEntity } from '@entia/domain';
 import { settleEntity } from '@entia/derive';
 import { randomJobId } from '@entia/jobs';
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { existingId, readable } from '../entities/read';
-import { HttpProblem, problems } from '../http/problem';
+import { problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
 import { signedIn, type Tenant, type Tenants } from '../tenancy';
 import { DatabaseName, DbIdPath, DbPath, EntityBody } from './schemas';
@@ -34,9 +34,7 @@ const rebuildPrefix = (db: string) => `rebuild-${db}-`;
 async function assertDatabaseOwner(tenant: Tenant): Promise<void> {
   const caller = signedIn(tenant);
   const { entity } = await readable(tenant, tenant.record.databaseEntity);
-  if (!hasRight(entity.properties, caller, 'owner')) {
-    throw new HttpProblem(403, 'forbidden', 'Forbidden', 'Rebuilding a database needs the owner right on its database entity.');
-  }
+  assertOwnerOf(entity.properties, caller);
 }
 
 /** `/aggregate`: fresh formula values now (one entity), or a whole-database rebuild as a job. */
