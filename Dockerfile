@@ -26,7 +26,7 @@ FROM base AS manifests
 COPY package.json package-lock.json .npmrc ./
 COPY libs/client/package.json libs/client/
 COPY libs/config/package.json libs/config/
-COPY libs/derive/package.json libs/derive/
+COPY libs/entities/package.json libs/entities/
 COPY libs/domain/package.json libs/domain/
 COPY libs/files/package.json libs/files/
 COPY libs/jobs/package.json libs/jobs/
@@ -59,7 +59,7 @@ RUN apt-get update \
 ENV NODE_ENV=production
 COPY --from=prod-deps /app ./
 COPY --from=build /app/libs/config/dist libs/config/dist
-COPY --from=build /app/libs/derive/dist libs/derive/dist
+COPY --from=build /app/libs/entities/dist libs/entities/dist
 COPY --from=build /app/libs/domain/dist libs/domain/dist
 COPY --from=build /app/libs/files/dist libs/files/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist

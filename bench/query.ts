@@ -9,7 +9,7 @@
  */
 import { callerTags, parseListQuery, rawQueryOf, type Caller } from '@entia/domain';
 import { EntityCollection, Store, compileFilter, compileProjection, compileSort } from '@entia/store';
-import { listEntities } from '@entia/api/dist/entities/list';
+import { listEntities } from '@entia/entities';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

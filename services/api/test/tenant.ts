@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { createDatabase } from '../src/admin/create-database';
+import { createDatabase } from '@entia/entities';
 import type { TestApi } from './support';
 
 export interface Person {

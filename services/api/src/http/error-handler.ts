@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@entia/domain';
-import { WriteBusy, queryFailure } from '@entia/store';
+import { QueryTooSlow } from '@entia/entities';
+import { queryFailure } from '@entia/store';
 import { HttpProblem, problems, sendProblem } from './problem';
 import { unavailableDependency, unavailableProblem } from './unavailable';
 
@@ -59,18 +60,12 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
  * write is one atomic document operation: a refused one stored nothing.
  */
 function overloaded(error: unknown): HttpProblem | undefined {
+  if (error instanceof QueryTooSlow) return problems.unavailable(error.message);
   const failure = queryFailure(error);
   if (failure !== 'timeout' && failure !== 'busy') return undefined;
   return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');
 }
 
-/** Others kept the entity busy longer than this write could wait: nothing was written. */
-function busy(error: unknown): HttpProblem | undefined {
-  if (!(error instanceof WriteBusy)) return undefined;
-  return new HttpProblem(409, 'conflict', 'Conflict', 'The entity is being changed by other writers; nothing was written. Try again.', undefined, {
-    'Retry-After': String(error.retryAfterSeconds),
-  });
-}
 
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
 
@@ -93,7 +88,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         ? error
         : error instanceof DomainError
           ? problemOf(error)
-          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? busy(error) ?? overloaded(error));
+          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? overloaded(error));
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;

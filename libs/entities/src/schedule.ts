@@ -1,6 +1,6 @@
 import { dependentsOf, formulasOf, type Dependents, type EntityChanged } from '@entia/domain';
 import type { Schema } from './schema';
-import type { DeriveDeps } from './deps';
+import type { SettleDeps } from './deps';
 
 /**
  * How long a settle job waits before it runs: writes arriving meanwhile (a burst to 1000 children
@@ -17,7 +17,7 @@ export const MAX_CASCADE_DEPTH = 40;
  * path: the entities are marked pending in the database, and the worker's sweep settles them even
  * if this never reaches Redis. So a failure is logged, never thrown.
  */
-export async function scheduleSettle(deps: Pick<DeriveDeps, 'jobs' | 'logger'>, db: string, ids: Iterable<string>, depth: number): Promise<void> {
+export async function scheduleSettle(deps: Pick<SettleDeps, 'jobs' | 'logger'>, db: string, ids: Iterable<string>, depth: number): Promise<void> {
   try {
     for (const entity of new Set(ids)) {
       await deps.jobs.enqueue('settle', { db, entity, depth }, undefined, {
@@ -43,7 +43,7 @@ function readersOf(schema: Schema, change: EntityChanged): Dependents {
  * After an entity changed: the entities whose formulas, labels or inherited rights read what
  * changed (SPEC §9), as far as the database's formulas can see it. Returns their ids.
  */
-export async function dependentIds(deps: Pick<DeriveDeps, 'store'>, schema: Schema, db: string, change: EntityChanged): Promise<Set<string>> {
+export async function dependentIds(deps: Pick<SettleDeps, 'store'>, schema: Schema, db: string, change: EntityChanged): Promise<Set<string>> {
   const dependents = readersOf(schema, change);
   const entities = deps.store.entities(db);
   const ids = new Set<string>();

@@ -11,7 +11,7 @@ import {
   type PropertyDefinition,
   type WriteResult,
 } from '@entia/domain';
-import type { Tenant } from '../tenancy';
+import type { Tenant } from './tenant';
 import { isDefinition } from './definitions';
 
 /** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */

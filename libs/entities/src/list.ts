@@ -2,13 +2,22 @@ import {
   callerTags,
   checkQueryTypes,
   definitionFrom,
+  invalid,
   presentEntity,
   type ListQuery,
   type ValueType,
 } from '@entia/domain';
 import { queryFailure } from '@entia/store';
-import { problems } from '../http/problem';
-import type { Tenant } from '../tenancy';
+import type { Tenant } from './tenant';
+
+/** A list query that ran out of its time: the service is not broken, the query too broad (503). */
+export class QueryTooSlow extends Error {
+  override readonly name = 'QueryTooSlow';
+
+  constructor() {
+    super('The query ran out of time; narrow it down with more filters.');
+  }
+}
 
 export interface EntityList {
   entities: Record<string, unknown>[];
@@ -42,11 +51,11 @@ export async function listEntities(tenant: Tenant, query: ListQuery): Promise<En
     return { entities: entities.map((entity) => presentEntity(entity)), count, limit: query.limit, skip: query.skip };
   } catch (error) {
     const failure = queryFailure(error);
-    if (failure === 'timeout') throw problems.unavailable('The query ran out of time; narrow it down with more filters.');
+    if (failure === 'timeout') throw new QueryTooSlow();
     if (failure === 'invalid-pattern') {
       // The engine does not say which pattern it refused: name every regex of the query.
       const regexes = query.filters.filter((filter) => filter.op === 'regex').map((filter) => `${filter.property}.${filter.field}.regex`);
-      throw problems.invalidRequest(
+      throw invalid(
         'The database refused a regular expression.',
         regexes.map((parameter) => ({ parameter, message: 'this engine cannot run the pattern' })),
       );

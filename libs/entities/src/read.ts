@@ -1,6 +1,6 @@
 import { isObjectId, mayAddress, notFound, type Caller } from '@entia/domain';
-import type { Versioned } from '@entia/store';
-import type { Tenant } from '../tenancy';
+import type { Stored, Versioned } from '@entia/store';
+import type { Tenant } from './tenant';
 
 /** Whether the entity was found and the caller may address it (`mayAddress`). */
 export function visible<T extends Versioned>(found: T | undefined, caller: Caller, writing: boolean): found is T {
@@ -25,4 +25,10 @@ export async function readableByValue(tenant: Tenant, valueId: string, writing =
 export function existingId(id: string, what: 'entity' | 'property'): string {
   if (!isObjectId(id)) throw notFound(`No ${what} ${id}.`);
   return id;
+}
+
+/** The stored entity as the caller may address it for a write, or 404 (existence is not revealed). */
+export function addressable(tenant: Tenant, stored: Stored | undefined, id: string, writing: boolean): Versioned {
+  if (!visible(stored !== undefined && !stored.deleted ? stored : undefined, tenant.caller, writing)) throw notFound(`No entity ${id}.`);
+  return stored!;
 }

@@ -1,0 +1,132 @@
+import {
+  DEFAULT_LIMITS,
+  applyWrite,
+  computeOwnFormulas,
+  findValue,
+  groupByProperty,
+  isObjectId,
+  labelReferences,
+  searchableOf,
+  typeOf,
+  type Caller,
+  type Entity,
+  type Properties,
+  type PropertyDefinition,
+  type Value,
+  type ValueInput,
+  type WriteContext,
+  type WriteResult,
+} from '@entia/domain';
+import { newId } from '@entia/store';
+import { generateApiKey } from '../api-keys';
+import { checkAgainstDatabase } from '../checks';
+import type { EntitiesDeps } from '../deps';
+import { isDefinition, schemaOf } from '../definitions';
+import { withUploads } from '../files';
+import { keyRecords } from '../keys';
+import { addressable } from '../read';
+import { signedIn, type Tenant } from '../tenant';
+import { afterCommit, invalidate, outboxOf } from './effects';
+import { removeAgainLater } from '../files';
+import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
+
+export interface WriteOutcome {
+  _id: string;
+  properties: Record<string, Value[]>;
+}
+
+function context(deps: EntitiesDeps, caller: Required<Caller>, definitions: ReadonlyMap<string, PropertyDefinition>, isPerson: boolean): WriteContext {
+  return {
+    caller,
+    now: new Date().toISOString(),
+    newId,
+    definitions,
+    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.settings.maxStringLength, maxFileSize: deps.settings.maxFileBytes },
+    isPerson,
+    newApiKey: generateApiKey,
+  };
+}
+
+/**
+ * The entity as it is stored: its new references labelled with their targets' names (the targets
+ * were loaded to check them), then its own formulas recomputed (in the same request, SPEC §9).
+ * `written`: the values the response reports, those written and the computed ones that changed.
+ */
+function completed(
+  entity: Entity,
+  result: WriteResult,
+  targets: ReadonlyMap<string, Properties>,
+  definitions: ReadonlyMap<string, PropertyDefinition>,
+  ctx: WriteContext,
+): { entity: Entity; written: Value[] } {
+  const labelled = labelReferences(entity.properties, targets).properties;
+  const computed = computeOwnFormulas({ _id: entity._id, properties: labelled }, definitions, { at: ctx.now, by: ctx.caller.personId }, ctx.newId);
+  // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
+  const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(computed.properties, value._id) ?? value)));
+  return { entity: { _id: entity._id, properties: computed.properties }, written: [...written, ...computed.changed] };
+}
+
+/** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
+export function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
+  signedIn(tenant);
+  const typeId = items.find((item) => item.type === '_type')?.reference;
+  const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+  if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, () => insertEntity(deps, tenant, items, knownType)));
+  return inTurn(() => insertEntity(deps, tenant, items, knownType));
+}
+
+async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], knownType: string | undefined): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  const schema = await schemaOf(deps, tenant);
+  const definitions = schema.definitionsOf(knownType);
+  const id = newId();
+  const ctx = { ...context(deps, caller, definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const result = applyWrite(undefined, items, ctx);
+  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
+  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
+  const outbox = outboxOf(tenant, schema, undefined, entity, []);
+  const keys = await keyRecords(deps, tenant, id, result);
+  await invalidate(deps, tenant, entity);
+  await deps.writer.create(tenant.name, entity, searchableOf(definitions), { add: outbox, keys });
+  await afterCommit(deps, tenant, entity, outbox);
+  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
+}
+
+/** POST /{db}/entity/{id}: add values, or overwrite those named by `_id`; all or nothing. */
+export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+  // Whether the entity is a definition is known once it is read under its own lease; `_type`
+  // never changes, so a write that finds one starts again under the schema lease.
+  try {
+    return await inTurn(() => changeValues(deps, tenant, id, items, false));
+  } catch (error) {
+    if (!(error instanceof NeedsSchemaLease)) throw error;
+  }
+  return inTurn(() => underSchemaLease(deps, tenant, () => changeValues(deps, tenant, id, items, true)));
+}
+
+async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], holdsSchemaLease: boolean): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  const done = await deps.writer.update(tenant.name, id, async (stored) => {
+    const current = addressable(tenant, stored, id, true);
+    if (!holdsSchemaLease && isDefinition(tenant, current.entity)) throw new NeedsSchemaLease();
+    const schema = await schemaOf(deps, tenant);
+    const type = typeOf(current.entity.properties);
+    const definitions = schema.definitionsOf(type);
+    const ctx = context(deps, caller, definitions, type === tenant.record.meta.person);
+    const result = applyWrite(current.entity, items, ctx);
+    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
+    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
+    const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed);
+    const keys = await keyRecords(deps, tenant, id, result);
+    await invalidate(deps, tenant, entity);
+    return {
+      next: { kind: 'replace' as const, entity, searchable: searchableOf(definitions) },
+      add: outbox,
+      keys,
+      outcome: { entity, values, outbox, removed: result.removed },
+    };
+  });
+  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await removeAgainLater(deps, tenant.name, id, done.removed);
+  return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, done.values)) };
+}
