@@ -3,23 +3,23 @@ import {
   checkReferences,
   definitionParent,
   invalid,
-  parseReferenceQuery,
   type Caller,
+  type CompiledType,
   type Entity,
   type FieldError,
   type Properties,
-  type PropertyDefinition,
   type WriteResult,
 } from '@entia/domain';
 import type { Tenant } from './tenant';
 import { isDefinition } from './definitions';
 
 /** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
-async function checkReferenceQueries(tenant: Tenant, result: WriteResult, definitions: ReadonlyMap<string, PropertyDefinition>): Promise<void> {
+async function checkReferenceQueries(tenant: Tenant, result: WriteResult, type: CompiledType): Promise<void> {
   const errors: FieldError[] = [];
   for (const reference of result.references) {
-    const text = definitions.get(reference.property)?.referenceQuery;
-    if (text !== undefined && !(await tenant.entities.matches(reference.id, parseReferenceQuery(text)))) {
+    const query = type.referenceQueries.get(reference.property);
+    if (query !== undefined && !(await tenant.entities.matches(reference.id, query))) {
+      const text = type.definitions.get(reference.property)!.referenceQuery;
       errors.push({ pointer: reference.pointer, message: `${reference.id} does not match the reference_query of "${reference.property}": ${text}` });
     }
   }
@@ -37,7 +37,7 @@ export async function checkAgainstDatabase(
   entity: Entity,
   result: WriteResult,
   caller: Caller,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
+  type: CompiledType,
   types: ReadonlyMap<string, Entity>,
 ): Promise<Map<string, Properties>> {
   // The caller too: a new entity's `_owner` and `_created` name them, and are labelled here like
@@ -47,7 +47,7 @@ export async function checkAgainstDatabase(
   for (const id of wanted) if (types.has(id)) loaded.set(id, types.get(id)!);
   const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
   checkReferences(result.references, targets, caller, tenant.record.meta);
-  await checkReferenceQueries(tenant, result, definitions);
+  await checkReferenceQueries(tenant, result, type);
   if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
   return targets;
 }

@@ -1,10 +1,9 @@
 import { isSchemaType, typeOf, type Entity } from '@entia/domain';
-import type { SettleDeps } from './deps';
-import type { Schema } from './schema';
+import type { Schema, SchemaCache } from './schema';
 import type { Tenant } from './tenant';
 
 /** The database's types and definitions (from the schema cache). */
-export function schemaOf(deps: Pick<SettleDeps, 'schemas'>, tenant: Tenant): Promise<Schema> {
+export function schemaOf(deps: { schemas: Pick<SchemaCache, 'of'> }, tenant: Tenant): Promise<Schema> {
   return deps.schemas.of(tenant.name, tenant.record);
 }
 

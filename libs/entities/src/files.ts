@@ -1,12 +1,9 @@
-import type { Value } from '@entia/domain';
+import { isFileValue as isFile, type Value } from '@entia/domain';
 import { objectKey, type UploadTarget } from '@entia/files';
 import type { EntitiesDeps } from './deps';
 
 /** Interface §8: a download URL lives 60 seconds. */
 export const DOWNLOAD_URL_SECONDS = 60;
-
-const isFile = (value: Value): value is Value & { filename: string; filesize: number; filetype: string } =>
-  value.filename !== undefined && value.filesize !== undefined && value.filetype !== undefined;
 
 /** Written values as the response shows them: each file value with its own signed upload. */
 export async function withUploads(deps: EntitiesDeps, db: string, entityId: string, written: Value[]): Promise<(Value & { upload?: UploadTarget })[]> {

@@ -1,8 +1,8 @@
 export type { EntitiesDeps, FailureLog, Objects, SettleDeps, WriteSettings } from './deps';
 export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
-export { SchemaCache, typeNameOf, type Schema } from './schema';
-export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, needsOwnRefresh, needsSettling, scheduleSettle } from './schedule';
+export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
+export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 export { settleEntity, type Settled } from './settle';
 export { existingId } from './read';
 export { getEntity, getValue, downloadUrlOf } from './read-values';

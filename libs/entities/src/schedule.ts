@@ -1,4 +1,4 @@
-import { dependentsOf, formulasOf, type Dependents, type EntityChanged } from '@entia/domain';
+import { readersOf, type EntityChanged } from '@entia/domain';
 import type { Schema } from './schema';
 import type { SettleDeps } from './deps';
 
@@ -30,18 +30,9 @@ export async function scheduleSettle(deps: Pick<SettleDeps, 'jobs' | 'logger'>, 
   }
 }
 
-/** Which relations of a changed entity read the change, by the database's formulas. */
-function readersOf(schema: Schema, change: EntityChanged): Dependents {
-  return dependentsOf(schema.paths, {
-    typeName: change.type === undefined ? undefined : schema.typeNames.get(change.type),
-    properties: change.event === 'updated' ? new Set(change.properties) : 'all',
-    references: change.references,
-  });
-}
-
 /**
  * After an entity changed: the entities whose formulas, labels or inherited rights read what
- * changed (SPEC §9), as far as the database's formulas can see it. Returns their ids.
+ * changed (SPEC §9), as far as the database's formulas can see it (`readersOf`). Returns their ids.
  */
 export async function dependentIds(deps: Pick<SettleDeps, 'store'>, schema: Schema, db: string, change: EntityChanged): Promise<Set<string>> {
   const dependents = readersOf(schema, change);
@@ -55,32 +46,4 @@ export async function dependentIds(deps: Pick<SettleDeps, 'store'>, schema: Sche
   if (dependents.children && !fresh) (await entities.relatedIds('children', change.entity)).forEach((id) => ids.add(id));
   ids.delete(change.entity);
   return ids;
-}
-
-/**
- * Whether a written entity needs a recomputation of its own: when its type has formulas reading
- * other entities, its inherited rights may have changed, or its owners did. Otherwise its labels
- * need none: the write labelled every reference it stored.
- */
-export function needsOwnRefresh(schema: Schema, change: EntityChanged): boolean {
-  if (change.event === 'deleted') return false;
-  // Turned off, inherited rights must go; on, they follow the parents.
-  if (change.properties.includes('_inheritrights')) return true;
-  if (change.inherits && change.properties.includes('_parent')) return true;
-  // Its owners decide which labels it may show of the entities it references (issue 14). A new
-  // entity's write labelled all of them for its first owners.
-  if (change.event === 'updated' && change.properties.includes('_owner')) return true;
-  return formulasOf(schema.definitionsOf(change.type)).some((formula) => formula.paths.length > 0);
-}
-
-/**
- * Whether a change needs the worker at all: someone may read it (decided from the schema alone,
- * without looking for the readers), or the entity must be recomputed itself. A deletion always
- * does: references to the entity must go.
- */
-export function needsSettling(schema: Schema, change: EntityChanged): boolean {
-  if (change.event === 'deleted' || needsOwnRefresh(schema, change)) return true;
-  const dependents = readersOf(schema, change);
-  if (dependents.parents || dependents.referenced) return true;
-  return change.event === 'updated' && (dependents.referrers || dependents.children);
 }

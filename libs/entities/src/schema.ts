@@ -1,8 +1,12 @@
-import { definitionMap, labelOf, formulasOf, referencesOf, typeOf, type Entity, type FormulaPath, type Properties, type PropertyDefinition } from '@entia/domain';
+import { compileType, definitionMap, labelOf, referencesOf, typeOf, type CompiledType, type Entity, type FormulaPath, type Properties, type PropertyDefinition, type ValueType } from '@entia/domain';
 import type { Generations } from '@entia/jobs';
 import type { DatabaseRecord, Store } from '@entia/store';
 
-/** A database's types and property definitions, as every write and recomputation needs them. */
+/**
+ * A database's types and property definitions, compiled (formulas and `reference_query`s parsed,
+ * searchable properties known) once per schema generation: every write, refresh, reference check
+ * and list query reads them from here.
+ */
 export interface Schema {
   /** Type id → the type's `name` (what formula paths name). */
   typeNames: ReadonlyMap<string, string>;
@@ -11,13 +15,17 @@ export interface Schema {
    * are as current as a read: a create's `_type` target needs no database round trip.
    */
   types: ReadonlyMap<string, Entity>;
-  /** The user property definitions of a type, by name. */
+  /** A type's definitions and what is derived from them (nothing for an unknown type). */
+  typeOf(typeId: string | undefined): CompiledType;
+  /** The user property definitions of a type, by name (`typeOf(typeId).definitions`). */
   definitionsOf(typeId: string | undefined): ReadonlyMap<string, PropertyDefinition>;
+  /** The data types each property name has, in the given types (all types when undefined). */
+  propertyTypes(typeIds: readonly string[] | undefined): Map<string, Set<ValueType>>;
   /** Every path into other entities that some formula of the database reads. */
   paths: readonly FormulaPath[];
 }
 
-const EMPTY = new Map<string, PropertyDefinition>();
+const EMPTY = compileType(new Map());
 
 // Per process, a handful of databases at a time are busy; the rest reload on their next use.
 const MAX_CACHED = 200;
@@ -60,16 +68,36 @@ export class SchemaCache {
   private async load(db: string, record: DatabaseRecord): Promise<Schema> {
     const entities = this.store.entities(db);
     const [types, definitions] = await Promise.all([entities.ofType(record.meta.entity), entities.definitions(record.meta.property)]);
-    const typeNames = new Map(types.flatMap((type) => (labelOf(type.properties) === undefined ? [] : [[type._id, labelOf(type.properties)!] as const])));
-    const parented = new Map<string, Entity[]>();
-    for (const entity of definitions) {
-      const type = referencesOf(entity.properties, '_parent')[0];
-      if (type !== undefined) parented.set(type, [...(parented.get(type) ?? []), entity]);
-    }
-    const byType = new Map([...parented].map(([type, entities]) => [type, definitionMap(entities)]));
-    const paths = [...byType.values()].flatMap((map) => formulasOf(map).flatMap((formula) => formula.paths));
-    return { typeNames, types: new Map(types.map((type) => [type._id, type])), definitionsOf: (typeId) => (typeId === undefined ? EMPTY : (byType.get(typeId) ?? EMPTY)), paths };
+    return compileSchema(types, definitions);
   }
+}
+
+/** The schema of a database from its type entities and its property-definition entities. */
+export function compileSchema(types: readonly Entity[], definitions: readonly Entity[]): Schema {
+  const typeNames = new Map(types.flatMap((type) => (labelOf(type.properties) === undefined ? [] : [[type._id, labelOf(type.properties)!] as const])));
+  const parented = new Map<string, Entity[]>();
+  for (const entity of definitions) {
+    const type = referencesOf(entity.properties, '_parent')[0];
+    if (type !== undefined) parented.set(type, [...(parented.get(type) ?? []), entity]);
+  }
+  const byType = new Map([...parented].map(([type, entities]) => [type, compileType(definitionMap(entities))]));
+  const paths = [...byType.values()].flatMap((compiled) => compiled.formulas.flatMap((formula) => formula.paths));
+  const typeOf = (typeId: string | undefined) => (typeId === undefined ? EMPTY : (byType.get(typeId) ?? EMPTY));
+  return {
+    typeNames,
+    types: new Map(types.map((type) => [type._id, type])),
+    typeOf,
+    definitionsOf: (typeId) => typeOf(typeId).definitions,
+    propertyTypes(typeIds) {
+      const found = new Map<string, Set<ValueType>>();
+      const compiled = typeIds === undefined ? [...byType.values()] : typeIds.flatMap((id) => (byType.has(id) ? [byType.get(id)!] : []));
+      for (const { definitions } of compiled) {
+        for (const definition of definitions.values()) (found.get(definition.name) ?? found.set(definition.name, new Set()).get(definition.name)!).add(definition.type);
+      }
+      return found;
+    },
+    paths,
+  };
 }
 
 /** The name of an entity's type in `schema`. */

@@ -1,6 +1,6 @@
-import { changedProperties, describeChange, isSchemaType, searchableOf, typeOf, type Entity, type EntityChanged } from '@entia/domain';
+import { changedProperties, describeChange, isSchemaType, typeOf, type Entity, type EntityChanged } from '@entia/domain';
 import type { DatabaseRecord, OutboxEntry, Plan } from '@entia/store';
-import { derive } from './derive';
+import { refreshed } from './refresh';
 import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
@@ -75,7 +75,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
 
-    const properties = await derive(deps.store.entities(db), schema, record, stored.entity);
+    const properties = await refreshed(deps.store.entities(db), schema, record, stored.entity);
     const rederive = marks.some((mark) => mark.rederive);
     if (changedProperties(stored.entity.properties, properties).size === 0 && !rederive) {
       return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
@@ -89,7 +89,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
     return {
-      next: { kind: 'replace', entity, searchable: searchableOf(schema.definitionsOf(type)) },
+      next: { kind: 'replace', entity, searchable: schema.typeOf(type).searchable },
       delivered,
       settles: marks,
       outcome: { entity, changed: true, cutOff },

@@ -1,4 +1,4 @@
-import { assertMayDelete, computeOwnFormulas, findValue, notFound, removeValue, searchableOf, typeOf, type Entity } from '@entia/domain';
+import { assertMayDelete, findValue, materialise, notFound, removeValue, typeOf } from '@entia/domain';
 import { newId } from '@entia/store';
 import type { EntitiesDeps } from '../deps';
 import { schemaOf } from '../definitions';
@@ -41,15 +41,14 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       // It may have been deleted while this request waited for its turn.
       if (!findValue(current.entity.properties, valueId)) throw notFound(`No property ${valueId}.`);
       const schema = await schemaOf(deps, tenant);
-      const definitions = schema.definitionsOf(typeOf(current.entity.properties));
-      const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, definitions);
+      const compiled = schema.typeOf(typeOf(current.entity.properties));
+      const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, compiled.definitions);
       const stamp = { at: new Date().toISOString(), by: caller.personId };
-      const { properties } = computeOwnFormulas({ _id: holder, properties: remaining }, definitions, stamp, newId);
-      const entity: Entity = { _id: holder, properties };
+      const { entity } = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
       const outbox = outboxOf(tenant, schema, current.entity, entity, [removed]);
       await invalidate(deps, tenant, entity);
       return {
-        next: { kind: 'replace' as const, entity, searchable: searchableOf(definitions) },
+        next: { kind: 'replace' as const, entity, searchable: compiled.searchable },
         add: outbox,
         revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
         outcome: { entity, outbox, removed },

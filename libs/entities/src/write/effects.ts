@@ -1,27 +1,28 @@
-import { describeChange, referencesOf, type Entity, type Value } from '@entia/domain';
+import { effectsOf, type Effect, type Entity, type Value } from '@entia/domain';
 import { newId, type OutboxEntry } from '@entia/store';
 import type { EntitiesDeps } from '../deps';
-import { isDefinition, isSchemaEntity } from '../definitions';
+import { isSchemaEntity } from '../definitions';
 import { objectKeysOf } from '../files';
-import { needsSettling, scheduleSettle } from '../schedule';
+import { scheduleSettle } from '../schedule';
 import type { Schema } from '../schema';
 import type { Tenant } from '../tenant';
 
-/**
- * What the write leaves for the worker, committed with it (SPEC §9): telling the entities that
- * read the change (when the schema says anyone may), removing the objects of file values that are
- * gone, and rebuilding the entities of a type whose definitions changed.
- */
+/** An effect as the worker finds it in the entity's outbox. */
+function entryOf(tenant: Tenant, entityId: string, effect: Effect): OutboxEntry {
+  switch (effect.kind) {
+    case 'changed':
+      return { id: newId(), kind: 'changed', change: effect.change, depth: 0 };
+    case 'files-gone':
+      return { id: newId(), kind: 'delete-objects', keys: objectKeysOf(tenant.name, entityId, effect.values) };
+    case 'reindex':
+      return { id: newId(), kind: 'reindex', types: effect.types };
+  }
+}
+
+/** What the write leaves for the worker (`effectsOf`), committed with it (SPEC §9). */
 export function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
-  const entity = (after ?? before)!;
-  const entries: OutboxEntry[] = [];
-  const change = describeChange(before, after);
-  if (change && needsSettling(schema, change)) entries.push({ id: newId(), kind: 'changed', change, depth: 0 });
-  const keys = objectKeysOf(tenant.name, entity._id, gone);
-  if (keys.length > 0) entries.push({ id: newId(), kind: 'delete-objects', keys });
-  const types = [...new Set([before, after].flatMap((state) => (state && isDefinition(tenant, state) ? referencesOf(state.properties, '_parent') : [])))];
-  if (types.length > 0) entries.push({ id: newId(), kind: 'reindex', types });
-  return entries;
+  const entityId = (after ?? before)!._id;
+  return effectsOf(schema, tenant.record.meta, before, after, gone).map((effect) => entryOf(tenant, entityId, effect));
 }
 
 /**

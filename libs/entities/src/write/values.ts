@@ -1,14 +1,13 @@
 import {
   DEFAULT_LIMITS,
   applyWrite,
-  computeOwnFormulas,
   findValue,
   groupByProperty,
   isObjectId,
-  labelReferences,
-  searchableOf,
+  materialise,
   typeOf,
   type Caller,
+  type CompiledType,
   type Entity,
   type Properties,
   type PropertyDefinition,
@@ -48,22 +47,20 @@ function context(deps: EntitiesDeps, caller: Required<Caller>, definitions: Read
 }
 
 /**
- * The entity as it is stored: its new references labelled with their targets' names (the targets
- * were loaded to check them), then its own formulas recomputed (in the same request, SPEC §9).
- * `written`: the values the response reports, those written and the computed ones that changed.
+ * The entity as it is stored (`materialise`: the targets were loaded to check the references), and
+ * the values the response reports: those written and the computed ones that changed.
  */
 function completed(
   entity: Entity,
   result: WriteResult,
   targets: ReadonlyMap<string, Properties>,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
+  type: CompiledType,
   ctx: WriteContext,
 ): { entity: Entity; written: Value[] } {
-  const labelled = labelReferences(entity.properties, targets).properties;
-  const computed = computeOwnFormulas({ _id: entity._id, properties: labelled }, definitions, { at: ctx.now, by: ctx.caller.personId }, ctx.newId);
+  const stored = materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId: ctx.newId });
   // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
-  const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(computed.properties, value._id) ?? value)));
-  return { entity: { _id: entity._id, properties: computed.properties }, written: [...written, ...computed.changed] };
+  const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(stored.entity.properties, value._id) ?? value)));
+  return { entity: stored.entity, written: [...written, ...stored.computed] };
 }
 
 /** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
@@ -78,16 +75,16 @@ export function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInp
 async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], knownType: string | undefined): Promise<WriteOutcome> {
   const caller = signedIn(tenant);
   const schema = await schemaOf(deps, tenant);
-  const definitions = schema.definitionsOf(knownType);
+  const type = schema.typeOf(knownType);
   const id = newId();
-  const ctx = { ...context(deps, caller, definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const ctx = { ...context(deps, caller, type.definitions, knownType === tenant.record.meta.person), newEntityId: id };
   const result = applyWrite(undefined, items, ctx);
-  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
-  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
+  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
+  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const outbox = outboxOf(tenant, schema, undefined, entity, []);
   const keys = await keyRecords(deps, tenant, id, result);
   await invalidate(deps, tenant, entity);
-  await deps.writer.create(tenant.name, entity, searchableOf(definitions), { add: outbox, keys });
+  await deps.writer.create(tenant.name, entity, type.searchable, { add: outbox, keys });
   await afterCommit(deps, tenant, entity, outbox);
   return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
@@ -110,17 +107,17 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
     const current = addressable(tenant, stored, id, true);
     if (!holdsSchemaLease && isDefinition(tenant, current.entity)) throw new NeedsSchemaLease();
     const schema = await schemaOf(deps, tenant);
-    const type = typeOf(current.entity.properties);
-    const definitions = schema.definitionsOf(type);
-    const ctx = context(deps, caller, definitions, type === tenant.record.meta.person);
+    const typeId = typeOf(current.entity.properties);
+    const type = schema.typeOf(typeId);
+    const ctx = context(deps, caller, type.definitions, typeId === tenant.record.meta.person);
     const result = applyWrite(current.entity, items, ctx);
-    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, definitions, schema.types);
-    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, definitions, ctx);
+    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
+    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
     const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed);
     const keys = await keyRecords(deps, tenant, id, result);
     await invalidate(deps, tenant, entity);
     return {
-      next: { kind: 'replace' as const, entity, searchable: searchableOf(definitions) },
+      next: { kind: 'replace' as const, entity, searchable: type.searchable },
       add: outbox,
       keys,
       outcome: { entity, values, outbox, removed: result.removed },

@@ -65,7 +65,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const parsed = parseListQuery(query);
         const variant = JSON.stringify([viewOf(tenant), parsed]);
-        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(tenant, parsed)));
+        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(deps, tenant, parsed)));
       },
     }),
     // Before POST /api/{db}/entity/{id}, which would otherwise take "query" for an id.
@@ -83,7 +83,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         // The response cache is keyed for GETs (ETag, If-None-Match); a POST is answered afresh.
-        res.set('Cache-Control', 'no-store').json(await listEntities(tenant, parseListQuery(body)));
+        res.set('Cache-Control', 'no-store').json(await listEntities(deps, tenant, parseListQuery(body)));
       },
     }),
     defineRoute({
