@@ -1,5 +1,5 @@
 import { compileType, definitionMap, labelOf, referencesOf, typeOf, type CompiledType, type Entity, type FormulaPath, type Properties, type PropertyDefinition, type ValueType } from '@entia/domain';
-import type { Generations } from '@entia/jobs';
+import { isRedisUnavailable, type Generations } from '@entia/jobs';
 import type { DatabaseRecord, Store } from '@entia/store';
 
 /**
@@ -45,7 +45,13 @@ export class SchemaCache {
   ) {}
 
   async of(db: string, record: DatabaseRecord): Promise<Schema> {
-    const token = await this.generations.schema(db);
+    const token = await this.generations.schema(db).catch((error: unknown) => {
+      if (isRedisUnavailable(error)) return undefined;
+      throw error;
+    });
+    // Without Redis the token is unknown, and so whether a cached schema is current: read it
+    // afresh and keep nothing. Reads go on answering (SPEC §11); writes fail at their lease anyway.
+    if (token === undefined) return this.load(db, record);
     const hit = this.cached.get(db);
     if (hit && hit.token === token) return hit.schema;
     // Requests arriving together share one load: on an engine that scans for it, ten concurrent
