@@ -26,7 +26,7 @@ export { parseFormula } from './formula/parse';
 export { evaluateFormula, formulaValueData, formulaValueType, formulaValuesOf, type FormulaContext } from './formula/evaluate';
 export { formulaDependencies, type FormulaDependencies } from './formula/dependencies';
 export { pathValues } from './formula/resolve';
-export { computeFormulas, computeOwnFormulas, formulasOf, type FormulaRun, type ParsedFormula } from './formula/apply';
+export { computeFormulas, formulasOf, type FormulaRun, type ParsedFormula } from './formula/apply';
 export { changedProperties, onlyRelabelled } from './derived/changes';
 export { describeChange, type EntityChanged } from './derived/describe';
 export { dependentsOf, type Dependents, type EntityChange } from './derived/dependents';

@@ -19,14 +19,7 @@ describe('mandatory', () => {
       { name: 'title', type: 'string' },
       { name: 'author', type: 'string', list: true, mandatory: true },
     ]);
-    const isbn = await t.create([
-      { type: '_type', reference: t.types.property },
-      { type: '_parent', reference: typeId },
-      { type: 'name', string: 'isbn' },
-      { type: 'type', string: 'string' },
-    ]);
-    expect(isbn.status).toBe(201);
-    isbnDefinition = isbn.body._id;
+    isbnDefinition = await t.defineProperty(typeId, { name: 'isbn', type: 'string' });
   });
   afterAll(async () => {
     await t.close();

@@ -19,13 +19,7 @@ describe('readonly on delete', () => {
     editor = await t.newPerson('Edith Editor');
     const typeId = await t.defineType('part', [{ name: 'label', type: 'string' }]);
     // Written while it was writable, then made read-only: how a read-only value comes to exist.
-    const code = await t.create([
-      { type: '_type', reference: t.types.property },
-      { type: '_parent', reference: typeId },
-      { type: 'name', string: 'code' },
-      { type: 'type', string: 'string' },
-    ]);
-    expect(code.status).toBe(201);
+    const code = await t.defineProperty(typeId, { name: 'code', type: 'string' });
     const created = await t.create([
       { type: '_type', reference: typeId },
       { type: 'code', string: 'X1' },
@@ -34,7 +28,7 @@ describe('readonly on delete', () => {
     expect(created.status).toBe(201);
     entityId = created.body._id;
     codeId = created.body.properties.code[0]._id;
-    const readonly = await request(api.app).post(`/api/${t.db}/entity/${code.body._id}`).set('Authorization', t.owner.auth).send([{ type: 'readonly', boolean: true }]);
+    const readonly = await request(api.app).post(`/api/${t.db}/entity/${code}`).set('Authorization', t.owner.auth).send([{ type: 'readonly', boolean: true }]);
     expect(readonly.status).toBe(200);
   });
   afterAll(async () => {

@@ -80,13 +80,3 @@ export function computeFormulas(
   }
   return { properties, changed: [...changed.values()].flat() };
 }
-
-/** The formulas that read only the entity itself: those a write recomputes in its own request. */
-export function computeOwnFormulas(
-  entity: Entity,
-  definitions: ReadonlyMap<string, PropertyDefinition> | readonly ParsedFormula[],
-  stamp: { at: string; by: string },
-  newId: () => string,
-): { properties: Properties; changed: Value[] } {
-  return computeFormulas(entity, definitions, { stamp, newId });
-}
