@@ -2,7 +2,7 @@ import { assertDatabaseOwner, notFound, presentEntity } from '@entia/domain';
 import { randomJobId, type JobStatus } from '@entia/jobs';
 import type { DatabaseRecord } from '@entia/store';
 import type { EntitiesDeps, SettleDeps } from './deps';
-import { readable } from './read';
+import { existingId, readable } from './read';
 import { settleEntity } from './settle';
 import { signedIn, type Tenant } from './tenant';
 import { inTurn } from './write/turns';
@@ -21,8 +21,9 @@ async function asDatabaseOwner(tenant: Tenant): Promise<void> {
 }
 
 /** `/aggregate` of one entity: its formulas, labels and inherited rights recomputed now; the entity as it is then. */
-export async function aggregateEntity(deps: EntitiesDeps, tenant: Tenant, id: string): Promise<{ entity: Record<string, unknown> }> {
+export async function aggregateEntity(deps: EntitiesDeps, tenant: Tenant, requested: string): Promise<{ entity: Record<string, unknown> }> {
   signedIn(tenant);
+  const id = existingId(requested, 'entity');
   await readable(tenant, id);
   await inTurn(() => settleEntity(deps, tenant.name, tenant.record, id, 0));
   // Read again: recomputation may have taken the caller's right away (inherited rights).

@@ -34,7 +34,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
     responses: { 200: { description: 'The entity, recomputed.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
     handler: async ({ params, res }) => {
       const tenant = await tenants.resolve(params.db, grantOf(res));
-      res.set('Cache-Control', 'no-store').json(await aggregateNow(deps, tenant, existingId(params.id, 'entity')));
+      res.set('Cache-Control', 'no-store').json(await aggregateNow(deps, tenant, params.id));
     },
   });
   return [
