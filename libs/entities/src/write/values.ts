@@ -64,7 +64,7 @@ function completed(
 }
 
 /** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
-export function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
+export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
   signedIn(tenant);
   const typeId = items.find((item) => item.type === '_type')?.reference;
   const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
