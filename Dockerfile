@@ -26,8 +26,8 @@ FROM base AS manifests
 COPY package.json package-lock.json .npmrc ./
 COPY libs/client/package.json libs/client/
 COPY libs/config/package.json libs/config/
-COPY libs/derive/package.json libs/derive/
 COPY libs/domain/package.json libs/domain/
+COPY libs/entities/package.json libs/entities/
 COPY libs/files/package.json libs/files/
 COPY libs/jobs/package.json libs/jobs/
 COPY libs/store/package.json libs/store/
@@ -59,8 +59,8 @@ RUN apt-get update \
 ENV NODE_ENV=production
 COPY --from=prod-deps /app ./
 COPY --from=build /app/libs/config/dist libs/config/dist
-COPY --from=build /app/libs/derive/dist libs/derive/dist
 COPY --from=build /app/libs/domain/dist libs/domain/dist
+COPY --from=build /app/libs/entities/dist libs/entities/dist
 COPY --from=build /app/libs/files/dist libs/files/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist
 COPY --from=build /app/libs/store/dist libs/store/dist

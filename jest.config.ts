@@ -9,7 +9,7 @@ const packages = [
   'libs/store',
   'libs/files',
   'libs/jobs',
-  'libs/derive',
+  'libs/entities',
   'libs/client',
   'services/api',
   'services/worker',
@@ -18,7 +18,7 @@ const packages = [
 ];
 
 const moduleNameMapper = {
-  '^@entia/(domain|config|store|files|jobs|derive|client)$': '<rootDir>/libs/$1/src',
+  '^@entia/(domain|config|store|files|jobs|entities|client)$': '<rootDir>/libs/$1/src',
   '^@entia/(api|worker)$': '<rootDir>/services/$1/src',
   '^@entia/stack$': '<rootDir>/tools/stack/src',
 };

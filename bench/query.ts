@@ -9,7 +9,7 @@
  */
 import { callerTags, parseListQuery, rawQueryOf, type Caller } from '@entia/domain';
 import { EntityCollection, Store, compileFilter, compileProjection, compileSort } from '@entia/store';
-import { listEntities } from '@entia/api/dist/entities/list';
+import { compileSchema, listEntities } from '@entia/entities';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -128,6 +128,9 @@ async function main(): Promise<void> {
     const tags = callerTags(caller);
     const tenant = tenantOf(store, record, personId, options.timeoutMs);
     const entities = tenant.entities;
+    // The API reads the definitions from its schema cache: loaded once here, as a warm cache has them.
+    const schema = compileSchema(await entities.ofType(record.meta.entity), await entities.definitions(record.meta.property));
+    const schemas = { of: async () => schema };
     const db = store.database(options.db);
     const collection = db.collection('entity');
     const indexes = await indexesOf(db);
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
       log(`${query.id} store.list p50 ${storeLatency.p50.toFixed(0)} ms, p95 ${storeLatency.p95.toFixed(0)} ms (${storeLatency.iterations} runs)`);
       const api =
         options.apiIterations > 0
-          ? await measure(() => listEntities(tenant, parseListQuery(raw)), {
+          ? await measure(() => listEntities({ schemas }, tenant, parseListQuery(raw)), {
               iterations: options.apiIterations,
               warmup: Math.min(1, options.warmup),
               budgetMs,

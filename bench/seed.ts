@@ -1,11 +1,7 @@
 import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
 import { EntityCollection, EntityWriter, RedisLeases, newId, type DatabaseRecord, type Store } from '@entia/store';
-import { SchemaCache } from '@entia/derive';
-import { Generations, RedisBreaker, createRedis } from '@entia/jobs';
-import { createDatabase } from '@entia/api/dist/admin/create-database';
-import { addValues, createEntity } from '@entia/api/dist/entities/write';
-import type { Deps } from '@entia/api/dist/deps';
-import type { Tenant } from '@entia/api/dist/tenancy';
+import { SchemaCache, addValues, createDatabase, createEntity, type EntitiesDeps, type Tenant } from '@entia/entities';
+import { Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
 import { ObjectId } from 'mongodb';
 import {
   FIRST_NAMES,
@@ -95,7 +91,7 @@ function tenantOf(store: Store, record: DatabaseRecord, personId: string | undef
  * cache and cache tokens live there). Jobs are not scheduled: the schema writes would only ask for
  * reindexes of types that have no entities yet.
  */
-function writeDeps(store: Store): Deps {
+function writeDeps(store: Store): EntitiesDeps & { disconnect(): void } {
   const quiet = () => undefined;
   const url = process.env.REDIS_URL;
   if (!url) throw new Error('REDIS_URL is required (source .stack/env)');
@@ -103,22 +99,23 @@ function writeDeps(store: Store): Deps {
   const breaker = new RedisBreaker(redis);
   const generations = new Generations(breaker, process.env.REDIS_PREFIX ?? 'entia', 300);
   const leases = new RedisLeases({ run: (call) => call(redis) }, process.env.REDIS_PREFIX ?? 'entia', { ttlMs: 30_000, waitMs: 10_000 });
+  const noFiles = () => Promise.reject(new Error('the benchmark writes no files'));
   return {
     store,
     writer: new EntityWriter(store, leases),
     leases,
-    redis,
-    breaker,
-    config: { MAX_STRING_LENGTH: DEFAULT_LIMITS.maxStringLength },
-    jobs: { enqueue: async () => 'not-scheduled-by-the-benchmark' },
-    logger: { error: quiet, warn: quiet, info: quiet, debug: quiet, trace: quiet, fatal: quiet },
+    jobs: { enqueue: async () => 'not-scheduled-by-the-benchmark' } as unknown as JobProducer,
+    logger: { error: quiet },
     generations,
     schemas: new SchemaCache(store, generations),
-  } as unknown as Deps;
+    objects: { remove: noFiles, presignUpload: noFiles, presignDownload: noFiles, exists: noFiles },
+    settings: { maxStringLength: DEFAULT_LIMITS.maxStringLength, maxFileBytes: DEFAULT_LIMITS.maxFileSize, uploadUrlTtlSeconds: 60 },
+    disconnect: () => redis.disconnect(),
+  };
 }
 
 /** Creates through the API's own write path (definitions, reference checks, rights) and returns the id. */
-async function create(deps: Deps, tenant: Tenant, items: ValueInput[]): Promise<string> {
+async function create(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<string> {
   return (await createEntity(deps, tenant, items))._id;
 }
 
@@ -287,7 +284,7 @@ export async function seed(store: Store, options: { db: string; size: number; ba
     batch: options.batch,
   };
   await store.database(options.db).collection(WORLD_COLLECTION).insertOne({ _id: 'world' as unknown as ObjectId, world, seeding: report });
-  deps.redis.disconnect();
+  deps.disconnect();
   return { world, report };
 }
 
@@ -313,7 +310,7 @@ export async function ownerApiKey(store: Store, world: World): Promise<string> {
     const written = await addValues(deps, tenantOf(store, record, world.owner, 60_000), world.owner, [{ type: '_api_key' }]);
     return written.properties._api_key![0]!.string!;
   } finally {
-    deps.redis.disconnect();
+    deps.disconnect();
   }
 }
 

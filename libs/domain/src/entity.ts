@@ -28,3 +28,8 @@ export function first(properties: Properties, name: string): Value | undefined {
 export function referencesOf(properties: Properties, name: string): string[] {
   return (properties[name] ?? []).flatMap((value) => (value.reference === undefined ? [] : [value.reference]));
 }
+
+/** Whether a value is a file's (its object lives in object storage under the value's id). */
+export function isFileValue(value: Value): value is Value & { filename: string; filesize: number; filetype: string } {
+  return value.filename !== undefined && value.filesize !== undefined && value.filetype !== undefined;
+}

@@ -28,11 +28,12 @@ export function boundedErrors(errors: readonly FieldError[]): { shown: FieldErro
   return { shown, omitted: errors.length - shown.length };
 }
 
-export type DomainErrorKind = 'invalid' | 'forbidden' | 'not-found' | 'conflict';
+export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict';
 
 /**
- * A refusal decided by the rules, not a failure: the API turns `invalid` into 400, `forbidden`
- * into 403, `not-found` into 404 and `conflict` into 409, with the field errors as they are.
+ * A refusal decided by the rules, not a failure: the API turns `invalid` into 400,
+ * `unauthenticated` into 401, `forbidden` into 403, `not-found` into 404 and `conflict` into 409,
+ * with the field errors as they are. A `conflict` may say when trying again makes sense.
  */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
@@ -41,6 +42,7 @@ export class DomainError extends Error {
     readonly kind: DomainErrorKind,
     message: string,
     readonly errors: FieldError[] = [],
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -49,3 +51,5 @@ export class DomainError extends Error {
 export const invalid = (message: string, errors: FieldError[] = []) => new DomainError('invalid', message, errors);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const notFound = (message: string) => new DomainError('not-found', message);
+export const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
+export const conflict = (message: string, retryAfterSeconds?: number) => new DomainError('conflict', message, [], retryAfterSeconds);

@@ -4,7 +4,7 @@ import { newProperties, type Entity, type Properties } from './entity';
 import { forbidden, invalid } from './errors';
 import { hasRight, type Caller } from './rights';
 import type { Value } from './values/types';
-import { INHERITED, assertOwned } from './write';
+import { INHERITED, assertOwned, isMandatory } from './write';
 
 /** Finds a value on an entity by its `_id`. */
 export function findValue(properties: Properties, valueId: string): Value | undefined {
@@ -16,8 +16,9 @@ export function findValue(properties: Properties, valueId: string): Value | unde
 }
 
 /**
- * Removes one value (DELETE /property/<id>) under the same rights as writing it. `_type` and
- * `_created` cannot be removed, nor the last `_owner`.
+ * Removes one value (DELETE /property/<id>) under the same rules as writing it: a read-only
+ * property's values (`_created` among them) cannot be removed, nor `_type`, nor the last `_owner`,
+ * nor the last value of a mandatory property (docs/decisions.md: what `mandatory` means).
  */
 export function removeValue(
   entity: Entity,
@@ -28,9 +29,10 @@ export function removeValue(
   const removed = findValue(entity.properties, valueId);
   if (!removed) throw invalid(`No value ${valueId} on this entity.`);
   if (removed.type === '_type') throw invalid('_type cannot be deleted.');
-  if (removed.type === '_created') throw invalid('_created is read-only.');
+  const definition = definitionOf(removed.type, definitions);
+  if (definition?.readonly) throw invalid(`${removed.type} is read-only.`);
   if (removed.inherited) throw invalid(`${removed.type}: ${INHERITED}.`);
-  const right = definitionOf(removed.type, definitions)?.writeRight ?? 'editor';
+  const right = definition?.writeRight ?? 'editor';
   const ownKey = removed.type === '_api_key' && entity._id === caller.personId;
   if (!ownKey && !hasRight(entity.properties, caller, right)) throw forbidden(`deleting "${removed.type}" needs the ${right} right on this entity`);
 
@@ -39,5 +41,8 @@ export function removeValue(
   if (remaining.length > 0) properties[removed.type] = remaining;
   else delete properties[removed.type];
   if (removed.type === '_owner') assertOwned(properties);
+  if (remaining.length === 0 && definition !== undefined && isMandatory(definition)) {
+    throw invalid(`"${removed.type}" is mandatory: its last value cannot be deleted.`);
+  }
   return { properties, removed };
 }

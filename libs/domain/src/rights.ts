@@ -1,4 +1,5 @@
-import { first, referencesOf, type Properties } from './entity';
+import { first, referencesOf, type Entity, type Properties } from './entity';
+import { forbidden } from './errors';
 
 /** Cumulative rights (SPEC §6): each includes the ones after it. */
 export const RIGHTS = ['owner', 'editor', 'expander', 'viewer'] as const;
@@ -65,4 +66,23 @@ export function readAccess(properties: Properties): string[] {
 /** The access tags a caller matches: what a read filter compares `readAccess` with. */
 export function callerTags(caller: Caller): string[] {
   return caller.personId === undefined ? ['public'] : [caller.personId, 'domain', 'public'];
+}
+
+/**
+ * Whether the caller may address the entity at all; otherwise it does not exist for them (404:
+ * existence is not revealed). Their own person entity always when writing: a person manages their
+ * API keys even without a right on it (SPEC §6); the write rules then allow nothing else there.
+ */
+export function mayAddress(entity: Entity, caller: Caller, writing: boolean): boolean {
+  return canRead(entity.properties, caller) || (writing && entity._id === caller.personId);
+}
+
+/** SPEC §6: only an owner deletes an entity. */
+export function assertMayDelete(properties: Properties, caller: Caller): void {
+  if (!hasRight(properties, caller, 'owner')) throw forbidden('Deleting an entity needs the owner right.');
+}
+
+/** Whole-database operations (a rebuild and its status) are the database's owners' business (SPEC §7). */
+export function assertDatabaseOwner(database: Properties, caller: Caller): void {
+  if (!hasRight(database, caller, 'owner')) throw forbidden('Rebuilding a database needs the owner right on its database entity.');
 }

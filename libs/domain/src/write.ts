@@ -126,7 +126,10 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
   });
 
   if (errors.length > 0) throw invalid('Some values were refused; nothing was written.', errors);
-  if (creating) completeNewEntity(properties, result, ctx);
+  if (creating) {
+    completeNewEntity(properties, result, ctx);
+    assertMandatoryGiven(properties, ctx.definitions);
+  }
   // Refuse losing the last owner, not writing to an entity that has none left (its owners deleted).
   if (creating || (existing.properties._owner?.length ?? 0) > 0) assertOwned(properties);
   for (const [name, values] of Object.entries(properties)) if (values.length === 0) delete properties[name];
@@ -154,6 +157,27 @@ function completeNewEntity(properties: Properties, result: WriteResult, ctx: Wri
   added.push({ _id: ctx.newId(), type: '_created', datetime: ctx.now, reference: ctx.caller.personId, created: stamp });
   for (const value of added) (properties[value.type] ??= []).push(value);
   result.written.push(...added);
+}
+
+/**
+ * Whether a property must hold a value (SPEC §5 `mandatory`). One a formula computes is given by
+ * the formula, never by the client, so it asks nothing of a write.
+ */
+export function isMandatory(definition: PropertyDefinition): boolean {
+  return definition.mandatory && definition.formula === undefined;
+}
+
+/**
+ * A new entity holds every mandatory property of its type. Not retroactive: a later write that
+ * leaves such a property alone is accepted even where it is missing (docs/decisions.md).
+ */
+function assertMandatoryGiven(properties: Properties, definitions: ReadonlyMap<string, PropertyDefinition>): void {
+  const missing = [...definitions.values()].filter((definition) => isMandatory(definition) && (properties[definition.name]?.length ?? 0) === 0);
+  if (missing.length === 0) return;
+  throw invalid(
+    'Some mandatory properties have no value; nothing was written.',
+    missing.map((definition) => ({ pointer: '', message: `"${definition.name}" is mandatory` })),
+  );
 }
 
 /** SPEC §6: the last `_owner` cannot be removed. */

@@ -1,28 +1,22 @@
 import type { Config } from '@entia/config';
 import { ObjectStore } from '@entia/files';
-import { SchemaCache } from '@entia/derive';
+import { SchemaCache, type EntitiesDeps } from '@entia/entities';
 import { Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
-import { EntityWriter, RedisLeases, Store, type Leases } from '@entia/store';
+import { EntityWriter, RedisLeases, Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
-/** Everything the API talks to. Tests build the same thing against the real local stack. */
-export interface Deps {
+/**
+ * Everything the API talks to: what the use cases need (`EntitiesDeps`) and the HTTP layer's own.
+ * Tests build the same thing against the real local stack.
+ */
+export interface Deps extends EntitiesDeps {
   config: Config;
   logger: Logger;
-  store: Store;
-  /** The one write path of entities (leased, with the outbox). */
-  writer: EntityWriter;
-  /** The leases the writer takes; also held around writes of a database's property definitions. */
-  leases: Leases;
   redis: Redis;
   /** Request-path Redis calls go through it: while Redis is away they fail (or are skipped) at once. */
   breaker: RedisBreaker;
-  jobs: JobProducer;
   objects: ObjectStore;
-  /** Tokens that cached responses and schemas are keyed by; writes replace them. */
-  generations: Generations;
-  schemas: SchemaCache;
 }
 
 export function openDeps(config: Config, logger: Logger): Deps {
@@ -44,6 +38,7 @@ export function openDeps(config: Config, logger: Logger): Deps {
     objects: ObjectStore.fromSettings(config),
     generations,
     schemas: new SchemaCache(store, generations),
+    settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },
   };
 }
 

@@ -1,20 +1,10 @@
 import { isDatabaseName, type Caller } from '@entia/domain';
-import { DatabaseRecords, type DatabaseRecord, type EntityCollection, type Store } from '@entia/store';
+import type { Tenant } from '@entia/entities';
+import { DatabaseRecords, type DatabaseRecord, type Store } from '@entia/store';
 import { personIn, type Grant } from './auth/tokens';
 import { HttpProblem, problems } from './http/problem';
 
-/** One request's view of one tenant database: its registry record, its entities and the caller. */
-export interface Tenant {
-  name: string;
-  record: DatabaseRecord;
-  entities: EntityCollection;
-  caller: Caller;
-  /**
-   * The API key (its hash) the caller's token came from; undefined for anonymous callers and for
-   * tools that write as a person without a token.
-   */
-  kid?: string;
-}
+export type { Tenant };
 
 /** Resolves `{db}` of a path to its registry record, cached: a database's meta-types never change. */
 export class Tenants {
@@ -45,14 +35,4 @@ export class Tenants {
     if (!isDatabaseName(name, this.controlDb)) return undefined;
     return this.records.get(name);
   }
-}
-
-/** Writes need a signed-in person (SPEC §6: a missing token on a write is 401). */
-export function signedIn(tenant: Tenant): Required<Caller> {
-  if (tenant.caller.personId === undefined) {
-    throw new HttpProblem(401, 'unauthorized', 'Unauthorized', 'Sign in: writes need a token from GET /api/auth.', undefined, {
-      'WWW-Authenticate': 'Bearer realm="entia"',
-    });
-  }
-  return { personId: tenant.caller.personId };
 }

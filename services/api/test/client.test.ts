@@ -1,5 +1,5 @@
 import { EntiaClient, EntiaError, valuesOf } from '@entia/client';
-import { createDatabase } from '../src/admin/create-database';
+import { createDatabase } from '@entia/entities';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { ENTITY_INDEXES } from '@entia/store';
-import { createDatabase } from '../src/admin/create-database';
+import { createDatabase } from '@entia/entities';
 import { indexMetrics, keepIndexes } from '../src/admin/indexes';
 import { eventually } from './eventually';
 import { API_MAIN, freePort, spawnService, stackEnv, waitForStatus } from './processes';

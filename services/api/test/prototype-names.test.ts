@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createDatabase } from '../src/admin/create-database';
+import { createDatabase } from '@entia/entities';
 import { testApi, type TestApi } from './support';
 import { signIn, testTenant, type Person, type TestTenant } from './tenant';
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { createDatabase } from '../src/admin/create-database';
+import { createDatabase } from '@entia/entities';
 import type { TestApi } from './support';
 
 export interface Person {
@@ -20,6 +20,8 @@ export interface Definition {
   list?: boolean;
   multilingual?: boolean;
   search?: boolean;
+  mandatory?: boolean;
+  readonly?: boolean;
   reference_query?: string;
   formula?: string;
 }
@@ -34,6 +36,8 @@ export interface TestTenant {
   newPerson(name: string): Promise<Person>;
   /** A new type with these property definitions, shared with the domain; returns its id. */
   defineType(name: string, definitions: Definition[], by?: Person): Promise<string>;
+  /** One more property definition of type `typeId`; returns the definition entity's id. */
+  defineProperty(typeId: string, definition: Definition, by?: Person): Promise<string>;
   /** POSTs values as `by` (default the owner) and returns the supertest response. */
   create(values: object[], by?: Person): Promise<request.Response>;
   close(): Promise<void>;
@@ -62,6 +66,22 @@ export async function testTenant(api: TestApi): Promise<TestTenant> {
     return res.body._id as string;
   }
 
+  function defineProperty(typeId: string, definition: Definition, by: Person = owner): Promise<string> {
+    const flags = (['list', 'multilingual', 'search', 'mandatory', 'readonly'] as const).flatMap((flag) => (definition[flag] ? [{ type: flag, boolean: true }] : []));
+    return expectCreated(
+      [
+        { type: '_type', reference: created.types.property },
+        { type: '_parent', reference: typeId },
+        { type: 'name', string: definition.name },
+        { type: 'type', string: definition.type },
+        ...flags,
+        ...(definition.reference_query ? [{ type: 'reference_query', string: definition.reference_query }] : []),
+        ...(definition.formula ? [{ type: 'formula', string: definition.formula }] : []),
+      ],
+      by,
+    );
+  }
+
   return {
     db,
     types: created.types,
@@ -86,23 +106,10 @@ export async function testTenant(api: TestApi): Promise<TestTenant> {
         ],
         by,
       );
-      for (const definition of definitions) {
-        const flags = (['list', 'multilingual', 'search'] as const).flatMap((flag) => (definition[flag] ? [{ type: flag, boolean: true }] : []));
-        await expectCreated(
-          [
-            { type: '_type', reference: created.types.property },
-            { type: '_parent', reference: typeId },
-            { type: 'name', string: definition.name },
-            { type: 'type', string: definition.type },
-            ...flags,
-            ...(definition.reference_query ? [{ type: 'reference_query', string: definition.reference_query }] : []),
-            ...(definition.formula ? [{ type: 'formula', string: definition.formula }] : []),
-          ],
-          by,
-        );
-      }
+      for (const definition of definitions) await defineProperty(typeId, definition, by);
       return typeId;
     },
+    defineProperty,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

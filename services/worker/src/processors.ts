@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { settleEntity, type DeriveDeps } from '@entia/derive';
+import { rebuildDatabase, settleEntity, type SettleDeps } from '@entia/entities';
 import type { JobData, JobName, JobResult, RebuildProgress } from '@entia/jobs';
 import type { DatabaseRecords } from '@entia/store';
 
@@ -7,13 +7,13 @@ type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => P
 export type Processors = { [N in JobName]: Processor<N> };
 
 /** What the processors reach: the worker never talks HTTP to the API, only to the shared stores. */
-export interface ProcessorDeps extends DeriveDeps {
+export interface ProcessorDeps extends SettleDeps {
   records: DatabaseRecords;
 }
 
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
 export function createProcessors(deps: ProcessorDeps): Processors {
-  const { store, objects, records } = deps;
+  const { objects, records } = deps;
   return {
     // Removing an absent object succeeds, so a retry after a lost answer is harmless.
     'delete-object': async (job) => {
@@ -29,22 +29,11 @@ export function createProcessors(deps: ProcessorDeps): Processors {
       return { changed: outcome.changed, ...(outcome.cutOff ? { cutOff: true } : {}) };
     },
 
-    // Every entity settled in id order; what a recomputation changes cascades as usual, so
-    // entities read by ones recomputed earlier are caught up in turn.
     rebuild: async (job) => {
       const record = await records.get(job.data.db);
       if (!record) return { entities: 0 };
-      const entities = store.entities(job.data.db);
       const progress = (done: number, total: number) => job.updateProgress({ done, total: Math.max(total, done) } satisfies RebuildProgress);
-      const total = await entities.count();
-      let done = 0;
-      await progress(done, total);
-      for await (const ids of entities.allIds(100)) {
-        for (const id of ids) await settleEntity(deps, job.data.db, record, id, 1);
-        done += ids.length;
-        await progress(done, total);
-      }
-      return { entities: done };
+      return { entities: await rebuildDatabase(deps, job.data.db, record, progress) };
     },
   };
 }

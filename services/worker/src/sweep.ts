@@ -1,10 +1,10 @@
-import { settleEntity, type DeriveDeps } from '@entia/derive';
+import { settleEntity, type SettleDeps } from '@entia/entities';
 import type { DatabaseRecords } from '@entia/store';
 
 // Marks read per round; a backlog larger than this takes several rounds.
 const BATCH = 200;
 
-export interface SweepDeps extends DeriveDeps {
+export interface SweepDeps extends SettleDeps {
   records: DatabaseRecords;
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '@entia/config';
-import { SchemaCache } from '@entia/derive';
+import { SchemaCache } from '@entia/entities';
 import { Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
 import { Worker, type Job } from 'bullmq';
 import type { Registry } from 'prom-client';

@@ -25,8 +25,15 @@ export interface FormulaRun {
   resolve?: (path: FormulaPath) => readonly FormulaValue[];
 }
 
+/** A definition's formula, parsed, with the paths into other entities it reads. */
+export interface ParsedFormula {
+  definition: PropertyDefinition;
+  formula: Formula;
+  paths: FormulaPath[];
+}
+
 /** The parsed formulas of a type's definitions, and whether each reads other entities. */
-export function formulasOf(definitions: ReadonlyMap<string, PropertyDefinition>): { definition: PropertyDefinition; formula: Formula; paths: FormulaPath[] }[] {
+export function formulasOf(definitions: ReadonlyMap<string, PropertyDefinition>): ParsedFormula[] {
   return [...definitions.values()].flatMap((definition) => {
     if (definition.formula === undefined) return [];
     const formula = parseFormula(definition.formula);
@@ -39,10 +46,16 @@ export function formulasOf(definitions: ReadonlyMap<string, PropertyDefinition>)
  * definition, or none, leaves the property absent. Unchanged results keep their values (and ids).
  * Returns the properties and the values that changed.
  */
-export function computeFormulas(entity: Entity, definitions: ReadonlyMap<string, PropertyDefinition>, run: FormulaRun): { properties: Properties; changed: Value[] } {
+export function computeFormulas(
+  entity: Entity,
+  definitions: ReadonlyMap<string, PropertyDefinition> | readonly ParsedFormula[],
+  run: FormulaRun,
+): { properties: Properties; changed: Value[] } {
   const properties = newProperties(Object.entries(entity.properties));
   const resolve = run.resolve;
-  const formulas = formulasOf(definitions).filter(({ paths }) => resolve !== undefined || paths.length === 0);
+  // Parsed once per schema by the caller's cache when it passes them (`compileType`).
+  const parsed = definitions instanceof Map ? formulasOf(definitions) : (definitions as readonly ParsedFormula[]);
+  const formulas = parsed.filter(({ paths }) => resolve !== undefined || paths.length === 0);
   const changed = new Map<string, Value[]>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     let settled = true;
@@ -60,14 +73,4 @@ export function computeFormulas(entity: Entity, definitions: ReadonlyMap<string,
     if (settled) break;
   }
   return { properties, changed: [...changed.values()].flat() };
-}
-
-/** The formulas that read only the entity itself: those a write recomputes in its own request. */
-export function computeOwnFormulas(
-  entity: Entity,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
-  stamp: { at: string; by: string },
-  newId: () => string,
-): { properties: Properties; changed: Value[] } {
-  return computeFormulas(entity, definitions, { stamp, newId });
 }

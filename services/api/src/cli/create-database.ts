@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '@entia/config';
 import { Store } from '@entia/store';
 import { parseArgs } from 'node:util';
-import { CreateDatabaseError, createDatabase } from '../admin/create-database';
+import { CreateDatabaseError, createDatabase } from '@entia/entities';
 
 const USAGE = 'usage: create-database <name> [--owner-name "Ada Lovelace"] [--json]';
 

@@ -1,9 +1,28 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { WriteBusy, queryFailure } from '@entia/store';
-import { DomainError, problemOf } from './domain-errors';
+import { DomainError } from '@entia/domain';
+import { QueryTooSlow } from '@entia/entities';
+import { queryFailure } from '@entia/store';
 import { HttpProblem, problems, sendProblem } from './problem';
 import { unavailableDependency, unavailableProblem } from './unavailable';
+
+const DOMAIN_STATUS = {
+  invalid: [400, 'invalid-request', 'Bad Request'],
+  unauthenticated: [401, 'unauthorized', 'Unauthorized'],
+  forbidden: [403, 'forbidden', 'Forbidden'],
+  'not-found': [404, 'not-found', 'Not Found'],
+  conflict: [409, 'conflict', 'Conflict'],
+} as const;
+
+/** A refusal of the domain rules, as the HTTP problem it stands for: the one place they are mapped. */
+export function problemOf(error: DomainError): HttpProblem {
+  const [status, slug, title] = DOMAIN_STATUS[error.kind];
+  const headers: Record<string, string> = {
+    ...(error.kind === 'unauthenticated' ? { 'WWW-Authenticate': 'Bearer realm="entia"' } : {}),
+    ...(error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) }),
+  };
+  return new HttpProblem(status, slug, title, error.message, error.errors.length > 0 ? error.errors : undefined, headers);
+}
 
 /** body-parser signals its failures with `type` and `status`; each is the client's fault. */
 function bodyParserProblem(error: { type?: unknown; limit?: unknown }): HttpProblem | undefined {
@@ -41,18 +60,12 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
  * write is one atomic document operation: a refused one stored nothing.
  */
 function overloaded(error: unknown): HttpProblem | undefined {
+  if (error instanceof QueryTooSlow) return problems.unavailable(error.message);
   const failure = queryFailure(error);
   if (failure !== 'timeout' && failure !== 'busy') return undefined;
   return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');
 }
 
-/** Others kept the entity busy longer than this write could wait: nothing was written. */
-function busy(error: unknown): HttpProblem | undefined {
-  if (!(error instanceof WriteBusy)) return undefined;
-  return new HttpProblem(409, 'conflict', 'Conflict', 'The entity is being changed by other writers; nothing was written. Try again.', undefined, {
-    'Retry-After': String(error.retryAfterSeconds),
-  });
-}
 
 export const notFound: RequestHandler = (_req, res) => sendProblem(res, problems.notFound());
 
@@ -75,7 +88,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         ? error
         : error instanceof DomainError
           ? problemOf(error)
-          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? busy(error) ?? overloaded(error));
+          : (bodyParserProblem((error ?? {}) as { type?: unknown; limit?: unknown }) ?? clientError((error ?? {}) as { status?: unknown }) ?? overloaded(error));
     if (problem && problem.status < 500) {
       sendProblem(res, problem);
       return;

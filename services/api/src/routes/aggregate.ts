@@ -1,13 +1,9 @@
-import { hasRight, presentEntity } from '@entia/domain';
-import { settleEntity } from '@entia/derive';
-import { randomJobId } from '@entia/jobs';
+import { aggregateEntity as aggregateNow, existingId, pendingOf, rebuildStatus, scheduleRebuild } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
-import { existingId, readable } from '../entities/read';
-import { HttpProblem, problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
-import { signedIn, type Tenant, type Tenants } from '../tenancy';
+import type { Tenants } from '../tenancy';
 import { DatabaseName, DbIdPath, DbPath, EntityBody } from './schemas';
 
 const errors = {
@@ -24,21 +20,6 @@ const Rebuild = Type.Object({
   failedReason: Type.Optional(Type.String()),
 });
 
-/**
- * Rebuild job ids name their database, so a status read cannot reach another database's job, and
- * end in 128 random bits, so one id tells nothing of any other.
- */
-const rebuildPrefix = (db: string) => `rebuild-${db}-`;
-
-/** A whole-database rebuild is the database's owners' business (SPEC §7). */
-async function assertDatabaseOwner(tenant: Tenant): Promise<void> {
-  const caller = signedIn(tenant);
-  const { entity } = await readable(tenant, tenant.record.databaseEntity);
-  if (!hasRight(entity.properties, caller, 'owner')) {
-    throw new HttpProblem(403, 'forbidden', 'Forbidden', 'Rebuilding a database needs the owner right on its database entity.');
-  }
-}
-
 /** `/aggregate`: fresh formula values now (one entity), or a whole-database rebuild as a job. */
 export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
   const aggregateEntity = defineRoute({
@@ -53,12 +34,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
     responses: { 200: { description: 'The entity, recomputed.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
     handler: async ({ params, res }) => {
       const tenant = await tenants.resolve(params.db, grantOf(res));
-      signedIn(tenant);
-      const id = existingId(params.id, 'entity');
-      await readable(tenant, id);
-      await settleEntity(deps, tenant.name, tenant.record, id, 0);
-      // Read again: recomputation may have taken the caller's right away (inherited rights).
-      res.set('Cache-Control', 'no-store').json({ entity: presentEntity((await readable(tenant, id)).entity) });
+      res.set('Cache-Control', 'no-store').json(await aggregateNow(deps, tenant, params.id));
     },
   });
   return [
@@ -79,11 +55,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
       },
       handler: async ({ params, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        const id = existingId(params.id, 'entity');
-        await readable(tenant, id);
-        const marks = await deps.store.registry.pending.of(tenant.name, id);
-        const since = marks.length === 0 ? undefined : new Date(Math.min(...marks.map((mark) => mark.at.getTime()))).toISOString();
-        res.set('Cache-Control', 'no-store').json(since === undefined ? { pending: false } : { pending: true, since });
+        res.set('Cache-Control', 'no-store').json(await pendingOf(deps, tenant, existingId(params.id, 'entity')));
       },
     }),
     aggregateEntity,
@@ -99,8 +71,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
       responses: { 202: { description: 'Scheduled; `Location` shows its progress.', schema: Type.Object({ id: Type.String() }) }, ...errors },
       handler: async ({ params, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        await assertDatabaseOwner(tenant);
-        const id = await deps.jobs.enqueue('rebuild', { db: tenant.name }, `${rebuildPrefix(tenant.name)}${randomJobId()}`);
+        const id = await scheduleRebuild(deps, tenant);
         res.status(202).location(`${req.baseUrl}/api/${tenant.name}/aggregate/${id}`).json({ id });
       },
     }),
@@ -118,13 +89,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
       responses: { 200: { description: 'The rebuild job.', schema: Rebuild }, ...errors },
       handler: async ({ params, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        await assertDatabaseOwner(tenant);
-        const status = params.id.startsWith(rebuildPrefix(tenant.name)) ? await deps.jobs.status(params.id) : undefined;
-        if (!status || status.name !== 'rebuild') throw problems.notFound(`No rebuild ${params.id} of this database.`);
-        const { name: _name, attempts: _attempts, ...shown } = status;
-        // Until the job has counted the entities, BullMQ shows its initial progress, a bare 0.
-        const progress = typeof shown.progress === 'object' && shown.progress !== null ? shown.progress : { done: 0, total: await tenant.entities.count() };
-        res.set('Cache-Control', 'no-store').json({ ...shown, progress });
+        res.set('Cache-Control', 'no-store').json(await rebuildStatus(deps, tenant, params.id));
       },
     }),
   ];

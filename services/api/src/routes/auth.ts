@@ -1,7 +1,7 @@
 import { first } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
-import { hashApiKey } from '../auth/keys';
+import { hashApiKey } from '@entia/entities';
 import { liveKey } from '../auth/live-key';
 import { signToken, tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';

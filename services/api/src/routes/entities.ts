@@ -1,12 +1,8 @@
-import { callerTags, findValue, parseListQuery, presentEntity, presentValue } from '@entia/domain';
+import { callerTags, parseListQuery } from '@entia/domain';
+import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
-import { uploaded, withDownloadUrl } from '../entities/files';
-import { listEntities } from '../entities/list';
-import { existingId, readable, readableByValue } from '../entities/read';
-import { addValues, createEntity, deleteEntity, deleteValue } from '../entities/write';
-import { problems } from '../http/problem';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
@@ -69,7 +65,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const parsed = parseListQuery(query);
         const variant = JSON.stringify([viewOf(tenant), parsed]);
-        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(tenant, parsed)));
+        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(deps, tenant, parsed)));
       },
     }),
     // Before POST /api/{db}/entity/{id}, which would otherwise take "query" for an id.
@@ -87,7 +83,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         // The response cache is keyed for GETs (ETag, If-None-Match); a POST is answered afresh.
-        res.set('Cache-Control', 'no-store').json(await listEntities(tenant, parseListQuery(body)));
+        res.set('Cache-Control', 'no-store').json(await listEntities(deps, tenant, parseListQuery(body)));
       },
     }),
     defineRoute({
@@ -104,7 +100,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         const id = existingId(params.id, 'entity');
         const props = query.props?.split(',');
         const variant = JSON.stringify([viewOf(tenant), props ?? null]);
-        const rendered = await cache.render(tenant.name, id, variant, async () => ({ entity: presentEntity((await readable(tenant, id)).entity, props) }));
+        const rendered = await cache.render(tenant.name, id, variant, () => getEntity(tenant, id, props));
         sendRendered(req, res, rendered);
       },
     }),
@@ -151,13 +147,8 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'property');
-        const { entity } = await readableByValue(tenant, id);
-        const value = await withDownloadUrl(deps, tenant.name, entity._id, presentValue(findValue(entity.properties, id)!));
-        if (query.download !== 'true') return sendUncached(req, res, value);
-        if (value.url === undefined || !(await uploaded(deps, tenant.name, entity._id, value))) {
-          throw problems.notFound(value.url === undefined ? `Value ${id} is not a file.` : `The file of value ${id} was not uploaded yet.`);
-        }
-        res.set('Cache-Control', 'no-store').redirect(302, value.url);
+        if (query.download !== 'true') return sendUncached(req, res, await getValue(deps, tenant, id));
+        res.set('Cache-Control', 'no-store').redirect(302, await downloadUrlOf(deps, tenant, id));
       },
     }),
     defineRoute({

@@ -1,7 +1,7 @@
-import { changedProperties, describeChange, isSchemaType, searchableOf, typeOf, type Entity, type EntityChanged } from '@entia/domain';
+import { changedProperties, describeChange, isSchemaType, typeOf, type Entity, type EntityChanged } from '@entia/domain';
 import type { DatabaseRecord, OutboxEntry, Plan } from '@entia/store';
-import { derive } from './derive';
-import type { DeriveDeps } from './deps';
+import { refreshed } from './refresh';
+import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
 
@@ -21,7 +21,7 @@ interface Told {
 }
 
 /** Marks the entities that read `change` as pending, one cascade step deeper. */
-async function tell(deps: DeriveDeps, db: string, schema: Schema, change: EntityChanged, depth: number): Promise<Told> {
+async function tell(deps: SettleDeps, db: string, schema: Schema, change: EntityChanged, depth: number): Promise<Told> {
   const ids = await dependentIds(deps, schema, db, change);
   if (ids.size === 0) return { marked: [], cutOff: false };
   if (depth > MAX_CASCADE_DEPTH) return { marked: [], cutOff: true };
@@ -30,7 +30,7 @@ async function tell(deps: DeriveDeps, db: string, schema: Schema, change: Entity
 }
 
 /** Carries out one outbox entry. Each is idempotent, so delivering one twice does no harm. */
-async function deliver(deps: DeriveDeps, db: string, schema: Schema, entry: OutboxEntry): Promise<Told> {
+async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: OutboxEntry): Promise<Told> {
   switch (entry.kind) {
     case 'changed':
       return tell(deps, db, schema, entry.change, entry.depth + 1);
@@ -59,7 +59,7 @@ async function deliver(deps: DeriveDeps, db: string, schema: Schema, entry: Outb
  * change arriving meanwhile leaves its mark for the next run. Idempotent: a second run finds
  * nothing to do, so a cascade ends when a step changes nothing.
  */
-export async function settleEntity(deps: DeriveDeps, db: string, record: DatabaseRecord, id: string, depth: number): Promise<Settled> {
+export async function settleEntity(deps: SettleDeps, db: string, record: DatabaseRecord, id: string, depth: number): Promise<Settled> {
   const pending = deps.store.registry.pending;
   const marked: string[] = [];
   const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
@@ -75,7 +75,7 @@ export async function settleEntity(deps: DeriveDeps, db: string, record: Databas
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
 
-    const properties = await derive(deps.store.entities(db), schema, record, stored.entity);
+    const properties = await refreshed(deps.store.entities(db), schema, record, stored.entity);
     const rederive = marks.some((mark) => mark.rederive);
     if (changedProperties(stored.entity.properties, properties).size === 0 && !rederive) {
       return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
@@ -89,7 +89,7 @@ export async function settleEntity(deps: DeriveDeps, db: string, record: Databas
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
     return {
-      next: { kind: 'replace', entity, searchable: searchableOf(schema.definitionsOf(type)) },
+      next: { kind: 'replace', entity, searchable: schema.typeOf(type).searchable },
       delivered,
       settles: marks,
       outcome: { entity, changed: true, cutOff },

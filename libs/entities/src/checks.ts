@@ -1,27 +1,25 @@
 import {
-  checkDefinition,
+  checkPlacement,
   checkReferences,
-  checkSiblings,
+  definitionParent,
   invalid,
-  parseReferenceQuery,
-  referencesOf,
-  typeOf,
   type Caller,
+  type CompiledType,
   type Entity,
   type FieldError,
   type Properties,
-  type PropertyDefinition,
   type WriteResult,
 } from '@entia/domain';
-import type { Tenant } from '../tenancy';
+import type { Tenant } from './tenant';
 import { isDefinition } from './definitions';
 
 /** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
-async function checkReferenceQueries(tenant: Tenant, result: WriteResult, definitions: ReadonlyMap<string, PropertyDefinition>): Promise<void> {
+async function checkReferenceQueries(tenant: Tenant, result: WriteResult, type: CompiledType): Promise<void> {
   const errors: FieldError[] = [];
   for (const reference of result.references) {
-    const text = definitions.get(reference.property)?.referenceQuery;
-    if (text !== undefined && !(await tenant.entities.matches(reference.id, parseReferenceQuery(text)))) {
+    const query = type.referenceQueries.get(reference.property);
+    if (query !== undefined && !(await tenant.entities.matches(reference.id, query))) {
+      const text = type.definitions.get(reference.property)!.referenceQuery;
       errors.push({ pointer: reference.pointer, message: `${reference.id} does not match the reference_query of "${reference.property}": ${text}` });
     }
   }
@@ -39,7 +37,7 @@ export async function checkAgainstDatabase(
   entity: Entity,
   result: WriteResult,
   caller: Caller,
-  definitions: ReadonlyMap<string, PropertyDefinition>,
+  type: CompiledType,
   types: ReadonlyMap<string, Entity>,
 ): Promise<Map<string, Properties>> {
   // The caller too: a new entity's `_owner` and `_created` name them, and are labelled here like
@@ -49,23 +47,14 @@ export async function checkAgainstDatabase(
   for (const id of wanted) if (types.has(id)) loaded.set(id, types.get(id)!);
   const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
   checkReferences(result.references, targets, caller, tenant.record.meta);
-  await checkReferenceQueries(tenant, result, definitions);
+  await checkReferenceQueries(tenant, result, type);
   if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
   return targets;
 }
 
 async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<void> {
-  const errors = checkDefinition(entity.properties);
-  const parents = referencesOf(entity.properties, '_parent');
-  if (parents.length !== 1) errors.push({ pointer: '', message: 'a property definition needs exactly one _parent: the type it belongs to' });
-  if (errors.length > 0) throw invalid('The property definition is invalid; nothing was written.', errors);
-  const type = (await tenant.entities.many(parents)).get(parents[0]!);
-  if (!type || typeOf(type.properties) !== tenant.record.meta.entity) {
-    throw invalid('The property definition is invalid; nothing was written.', [{ pointer: '', message: 'its _parent must be a type' }]);
-  }
-  // Read fresh, under the database's definitions lease (`schemaLease` in write.ts), so that two
-  // definitions written at once cannot both take the last place or the same name.
-  const siblings = await tenant.entities.childrenOfType(parents[0]!, tenant.record.meta.property);
-  const clashes = checkSiblings(entity, siblings);
-  if (clashes.length > 0) throw invalid('The property definition is invalid; nothing was written.', clashes);
+  const parent = definitionParent(entity);
+  // Read fresh, under the database's definitions lease (`schemaLease` in write.ts).
+  const [type, siblings] = await Promise.all([tenant.entities.many([parent]), tenant.entities.childrenOfType(parent, tenant.record.meta.property)]);
+  checkPlacement(entity, type.get(parent)?.properties, siblings, tenant.record.meta);
 }

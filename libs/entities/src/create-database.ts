@@ -1,6 +1,6 @@
 import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, isDatabaseName, type MetaTypes } from '@entia/domain';
 import { newId, type Store } from '@entia/store';
-import { generateApiKey } from '../auth/keys';
+import { generateApiKey } from './api-keys';
 
 export class CreateDatabaseError extends Error {
   override readonly name = 'CreateDatabaseError';

@@ -1,14 +1,22 @@
 import {
   callerTags,
   checkQueryTypes,
-  definitionFrom,
+  invalid,
   presentEntity,
   type ListQuery,
-  type ValueType,
 } from '@entia/domain';
 import { queryFailure } from '@entia/store';
-import { problems } from '../http/problem';
-import type { Tenant } from '../tenancy';
+import { schemaOf } from './definitions';
+import type { Tenant } from './tenant';
+
+/** A list query that ran out of its time: the service is not broken, the query too broad (503). */
+export class QueryTooSlow extends Error {
+  override readonly name = 'QueryTooSlow';
+
+  constructor() {
+    super('The query ran out of time; narrow it down with more filters.');
+  }
+}
 
 export interface EntityList {
   entities: Record<string, unknown>[];
@@ -24,29 +32,19 @@ function typesNamed(query: ListQuery): string[] | undefined {
   return filter.op === 'in' ? filter.values.map(String) : filter.op === 'eq' ? [String(filter.value)] : undefined;
 }
 
-/** Property name → the data types it has in the types the query is about. */
-async function propertyTypes(tenant: Tenant, query: ListQuery): Promise<Map<string, Set<ValueType>>> {
-  const types = new Map<string, Set<ValueType>>();
-  for (const entity of await tenant.entities.definitions(tenant.record.meta.property, typesNamed(query))) {
-    const definition = definitionFrom(entity.properties);
-    if (definition) (types.get(definition.name) ?? types.set(definition.name, new Set()).get(definition.name)!).add(definition.type);
-  }
-  return types;
-}
-
-/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions, run within the caller's visibility. */
-export async function listEntities(tenant: Tenant, query: ListQuery): Promise<EntityList> {
-  if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, await propertyTypes(tenant, query));
+/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions (from the schema cache), run within the caller's visibility. */
+export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
+  if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, (await schemaOf(deps, tenant)).propertyTypes(typesNamed(query)));
   try {
     const { entities, count } = await tenant.entities.list(query, callerTags(tenant.caller));
     return { entities: entities.map((entity) => presentEntity(entity)), count, limit: query.limit, skip: query.skip };
   } catch (error) {
     const failure = queryFailure(error);
-    if (failure === 'timeout') throw problems.unavailable('The query ran out of time; narrow it down with more filters.');
+    if (failure === 'timeout') throw new QueryTooSlow();
     if (failure === 'invalid-pattern') {
       // The engine does not say which pattern it refused: name every regex of the query.
       const regexes = query.filters.filter((filter) => filter.op === 'regex').map((filter) => `${filter.property}.${filter.field}.regex`);
-      throw problems.invalidRequest(
+      throw invalid(
         'The database refused a regular expression.',
         regexes.map((parameter) => ({ parameter, message: 'this engine cannot run the pattern' })),
       );

@@ -1,32 +1,29 @@
-import type { Value } from '@entia/domain';
+import { isFileValue as isFile, type Value } from '@entia/domain';
 import { objectKey, type UploadTarget } from '@entia/files';
-import type { Deps } from '../deps';
+import type { EntitiesDeps } from './deps';
 
 /** Interface §8: a download URL lives 60 seconds. */
 export const DOWNLOAD_URL_SECONDS = 60;
 
-const isFile = (value: Value): value is Value & { filename: string; filesize: number; filetype: string } =>
-  value.filename !== undefined && value.filesize !== undefined && value.filetype !== undefined;
-
 /** Written values as the response shows them: each file value with its own signed upload. */
-export async function withUploads(deps: Deps, db: string, entityId: string, written: Value[]): Promise<(Value & { upload?: UploadTarget })[]> {
+export async function withUploads(deps: EntitiesDeps, db: string, entityId: string, written: Value[]): Promise<(Value & { upload?: UploadTarget })[]> {
   return Promise.all(
     written.map(async (value) =>
       isFile(value)
-        ? { ...value, upload: await deps.objects.presignUpload(objectKey(db, entityId, value._id), value, deps.config.UPLOAD_URL_TTL_SECONDS) }
+        ? { ...value, upload: await deps.objects.presignUpload(objectKey(db, entityId, value._id), value, deps.settings.uploadUrlTtlSeconds) }
         : value,
     ),
   );
 }
 
 /** A file value with a fresh signed download URL; other values as they are. */
-export async function withDownloadUrl(deps: Deps, db: string, entityId: string, value: Value): Promise<Value & { url?: string }> {
+export async function withDownloadUrl(deps: EntitiesDeps, db: string, entityId: string, value: Value): Promise<Value & { url?: string }> {
   if (!isFile(value)) return value;
   return { ...value, url: await deps.objects.presignDownload(objectKey(db, entityId, value._id), value.filename, DOWNLOAD_URL_SECONDS) };
 }
 
 /** Whether a file value's bytes were uploaded. */
-export function uploaded(deps: Deps, db: string, entityId: string, value: Value): Promise<boolean> {
+export function uploaded(deps: EntitiesDeps, db: string, entityId: string, value: Value): Promise<boolean> {
   return deps.objects.exists(objectKey(db, entityId, value._id));
 }
 
@@ -40,8 +37,8 @@ export function objectKeysOf(db: string, entityId: string, gone: readonly Value[
  * of a value that is gone: remove it once more then. Best effort (a job in Redis, not in the
  * outbox): what a lost job leaves is an orphaned object, never wrong data. Never throws.
  */
-export async function removeAgainLater(deps: Deps, db: string, entityId: string, gone: readonly Value[]): Promise<void> {
-  const options = { attempts: 20, backoff: { type: 'exponential', delay: 2000 }, delay: (deps.config.UPLOAD_URL_TTL_SECONDS + 60) * 1000 };
+export async function removeAgainLater(deps: EntitiesDeps, db: string, entityId: string, gone: readonly Value[]): Promise<void> {
+  const options = { attempts: 20, backoff: { type: 'exponential', delay: 2000 }, delay: (deps.settings.uploadUrlTtlSeconds + 60) * 1000 };
   for (const key of objectKeysOf(db, entityId, gone)) {
     // BullMQ ids may not contain ':'; the key is unique per value, so the id dedupes retries.
     const id = `delete-object.${key.replaceAll('/', '.')}.late`;

@@ -1,0 +1,47 @@
+import type { UploadTarget } from '@entia/files';
+import type { Generations, JobProducer } from '@entia/jobs';
+import type { EntityWriter, Leases, Store } from '@entia/store';
+import type { SchemaCache } from './schema';
+
+/** Where failures that must not fail the caller are reported (a pino logger fits). */
+export interface FailureLog {
+  error(details: object, message: string): void;
+}
+
+/** What keeping derived data fresh talks to; the API (for /aggregate) and the worker both have it. */
+export interface SettleDeps {
+  store: Store;
+  /** The one write path of entities (leased, with the outbox). */
+  writer: EntityWriter;
+  jobs: JobProducer;
+  /** Tokens that cached copies and schemas are keyed by; every write replaces the entity's. */
+  generations: Generations;
+  schemas: SchemaCache;
+  /** Removes a stored object; removing an absent one succeeds. */
+  objects: { remove(key: string): Promise<void> };
+  logger: FailureLog;
+}
+
+/** Object storage as the use cases need it: signed URLs, and whether an upload landed. */
+export interface Objects {
+  remove(key: string): Promise<void>;
+  presignUpload(key: string, file: { filename: string; filesize: number; filetype: string }, expiresIn: number): Promise<UploadTarget>;
+  presignDownload(key: string, filename: string, expiresIn: number): Promise<string>;
+  exists(key: string): Promise<boolean>;
+}
+
+/** The configured bounds of a write. */
+export interface WriteSettings {
+  maxStringLength: number;
+  maxFileBytes: number;
+  /** How long a signed upload URL lives. */
+  uploadUrlTtlSeconds: number;
+}
+
+/** What every use case talks to, given by the service that runs it. */
+export interface EntitiesDeps extends SettleDeps {
+  /** The leases the writer takes; also held around writes of a database's property definitions. */
+  leases: Leases;
+  objects: Objects;
+  settings: WriteSettings;
+}

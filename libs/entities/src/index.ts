@@ -1,0 +1,13 @@
+export type { EntitiesDeps, FailureLog, Objects, SettleDeps, WriteSettings } from './deps';
+export { signedIn, type Tenant } from './tenant';
+export { generateApiKey, hashApiKey } from './api-keys';
+export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
+export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
+export { settleEntity, type Settled } from './settle';
+export { existingId } from './read';
+export { getEntity, getValue, downloadUrlOf } from './read-values';
+export { QueryTooSlow, listEntities, type EntityList } from './list';
+export { createEntity, addValues, type WriteOutcome } from './write/values';
+export { deleteEntity, deleteValue } from './write/deletes';
+export { aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild } from './aggregate';
+export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';

@@ -1,0 +1,43 @@
+import { effectsOf, type Effect, type Entity, type Value } from '@entia/domain';
+import { newId, type OutboxEntry } from '@entia/store';
+import type { EntitiesDeps } from '../deps';
+import { isSchemaEntity } from '../definitions';
+import { objectKeysOf } from '../files';
+import { scheduleSettle } from '../schedule';
+import type { Schema } from '../schema';
+import type { Tenant } from '../tenant';
+
+/** An effect as the worker finds it in the entity's outbox. */
+function entryOf(tenant: Tenant, entityId: string, effect: Effect): OutboxEntry {
+  switch (effect.kind) {
+    case 'changed':
+      return { id: newId(), kind: 'changed', change: effect.change, depth: 0 };
+    case 'files-gone':
+      return { id: newId(), kind: 'delete-objects', keys: objectKeysOf(tenant.name, entityId, effect.values) };
+    case 'reindex':
+      return { id: newId(), kind: 'reindex', types: effect.types };
+  }
+}
+
+/** What the write leaves for the worker (`effectsOf`), committed with it (SPEC §9). */
+export function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
+  const entityId = (after ?? before)!._id;
+  return effectsOf(schema, tenant.record.meta, before, after, gone).map((effect) => entryOf(tenant, entityId, effect));
+}
+
+/**
+ * Cached copies of the entity (and the lists, and the schema when it is a type or definition) are
+ * invalidated twice. Before the commit, and a failure fails the write before anything is stored: no
+ * copy made before the write is read after it. After the commit, for a reader that raced the write
+ * and cached the old state under the new token; that one must not fail a stored write, so it is
+ * logged (docs/decisions.md: the argument for read-your-own-writes).
+ */
+export const invalidate = (deps: EntitiesDeps, tenant: Tenant, entity: Entity) => deps.generations.touch(tenant.name, [entity._id], isSchemaEntity(tenant, entity));
+
+/** After the commit: nothing here can fail the request, the write stands and its effects are recorded. */
+export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, entity: Entity, outbox: readonly OutboxEntry[]): Promise<void> {
+  await invalidate(deps, tenant, entity).catch((err: unknown) => {
+    deps.logger.error({ err, db: tenant.name, entity: entity._id }, 'could not invalidate cached copies after a write');
+  });
+  if (outbox.length > 0) await scheduleSettle(deps, tenant.name, [entity._id], 0);
+}

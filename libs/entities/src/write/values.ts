@@ -1,0 +1,129 @@
+import {
+  DEFAULT_LIMITS,
+  applyWrite,
+  findValue,
+  groupByProperty,
+  isObjectId,
+  materialise,
+  typeOf,
+  type Caller,
+  type CompiledType,
+  type Entity,
+  type Properties,
+  type PropertyDefinition,
+  type Value,
+  type ValueInput,
+  type WriteContext,
+  type WriteResult,
+} from '@entia/domain';
+import { newId } from '@entia/store';
+import { generateApiKey } from '../api-keys';
+import { checkAgainstDatabase } from '../checks';
+import type { EntitiesDeps } from '../deps';
+import { isDefinition, schemaOf } from '../definitions';
+import { withUploads } from '../files';
+import { keyRecords } from '../keys';
+import { addressable } from '../read';
+import { signedIn, type Tenant } from '../tenant';
+import { afterCommit, invalidate, outboxOf } from './effects';
+import { removeAgainLater } from '../files';
+import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
+
+export interface WriteOutcome {
+  _id: string;
+  properties: Record<string, Value[]>;
+}
+
+function context(deps: EntitiesDeps, caller: Required<Caller>, definitions: ReadonlyMap<string, PropertyDefinition>, isPerson: boolean): WriteContext {
+  return {
+    caller,
+    now: new Date().toISOString(),
+    newId,
+    definitions,
+    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.settings.maxStringLength, maxFileSize: deps.settings.maxFileBytes },
+    isPerson,
+    newApiKey: generateApiKey,
+  };
+}
+
+/**
+ * The entity as it is stored (`materialise`: the targets were loaded to check the references), and
+ * the values the response reports: those written and the computed ones that changed.
+ */
+function completed(
+  entity: Entity,
+  result: WriteResult,
+  targets: ReadonlyMap<string, Properties>,
+  type: CompiledType,
+  ctx: WriteContext,
+): { entity: Entity; written: Value[] } {
+  const stored = materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId: ctx.newId });
+  // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
+  const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(stored.entity.properties, value._id) ?? value)));
+  return { entity: stored.entity, written: [...written, ...stored.computed] };
+}
+
+/** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
+export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
+  signedIn(tenant);
+  const typeId = items.find((item) => item.type === '_type')?.reference;
+  const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+  if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, () => insertEntity(deps, tenant, items, knownType)));
+  return inTurn(() => insertEntity(deps, tenant, items, knownType));
+}
+
+async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], knownType: string | undefined): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  const schema = await schemaOf(deps, tenant);
+  const type = schema.typeOf(knownType);
+  const id = newId();
+  const ctx = { ...context(deps, caller, type.definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const result = applyWrite(undefined, items, ctx);
+  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
+  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+  const outbox = outboxOf(tenant, schema, undefined, entity, []);
+  const keys = await keyRecords(deps, tenant, id, result);
+  await invalidate(deps, tenant, entity);
+  await deps.writer.create(tenant.name, entity, type.searchable, { add: outbox, keys });
+  await afterCommit(deps, tenant, entity, outbox);
+  return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
+}
+
+/** POST /{db}/entity/{id}: add values, or overwrite those named by `_id`; all or nothing. */
+export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+  // Whether the entity is a definition is known once it is read under its own lease; `_type`
+  // never changes, so a write that finds one starts again under the schema lease.
+  try {
+    return await inTurn(() => changeValues(deps, tenant, id, items, false));
+  } catch (error) {
+    if (!(error instanceof NeedsSchemaLease)) throw error;
+  }
+  return inTurn(() => underSchemaLease(deps, tenant, () => changeValues(deps, tenant, id, items, true)));
+}
+
+async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], holdsSchemaLease: boolean): Promise<WriteOutcome> {
+  const caller = signedIn(tenant);
+  const done = await deps.writer.update(tenant.name, id, async (stored) => {
+    const current = addressable(tenant, stored, id, true);
+    if (!holdsSchemaLease && isDefinition(tenant, current.entity)) throw new NeedsSchemaLease();
+    const schema = await schemaOf(deps, tenant);
+    const typeId = typeOf(current.entity.properties);
+    const type = schema.typeOf(typeId);
+    const ctx = context(deps, caller, type.definitions, typeId === tenant.record.meta.person);
+    const result = applyWrite(current.entity, items, ctx);
+    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
+    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+    const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed);
+    const keys = await keyRecords(deps, tenant, id, result);
+    await invalidate(deps, tenant, entity);
+    return {
+      next: { kind: 'replace' as const, entity, searchable: type.searchable },
+      add: outbox,
+      keys,
+      outcome: { entity, values, outbox, removed: result.removed },
+    };
+  });
+  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await removeAgainLater(deps, tenant.name, id, done.removed);
+  return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, done.values)) };
+}
