@@ -1,4 +1,4 @@
-export { ANY_PROPERTY_NAME_PATTERN, ANY_PROPERTY_NAME_SOURCE, DATABASE_NAME_PATTERN, DATABASE_SPELLING_PATTERN, OBJECT_ID_PATTERN, PROPERTY_NAME_PATTERN, isAnyPropertyName, isDatabaseName, isDatabaseSpelling, isObjectId, isPropertyName, propertyListPattern } from './names';
+export { ANY_PROPERTY_NAME_PATTERN, ANY_PROPERTY_NAME_SOURCE, DATABASE_NAME_PATTERN, DATABASE_NAME_SOURCE, DATABASE_SPELLING_PATTERN, OBJECT_ID_PATTERN, PROPERTY_NAME_PATTERN, isAnyPropertyName, isDatabaseName, isDatabaseSpelling, isObjectId, isPropertyName, propertyListPattern } from './names';
 export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/identifiers';
 export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
 export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';

@@ -22,6 +22,8 @@ export const OBJECT_ID_PATTERN = anchored(OBJECT_ID);
  * control database) or that is checked against the reserved ones elsewhere.
  */
 export const DATABASE_SPELLING_PATTERN = anchored(DATABASE_NAME);
+/** A database name as spelled, unanchored: for ids that embed one (`rebuild-<db>-…`). */
+export const DATABASE_NAME_SOURCE = DATABASE_NAME;
 /**
  * A tenant database name: the spelling minus the reserved names (the service's own control
  * database is configuration, so it is not in here: `isDatabaseName` also refuses it).

@@ -1,5 +1,5 @@
-import { assertDatabaseOwner, notFound, presentEntity } from '@entia/domain';
-import { randomJobId, type JobStatus } from '@entia/jobs';
+import { DATABASE_NAME_SOURCE, assertDatabaseOwner, notFound, presentEntity } from '@entia/domain';
+import { RANDOM_JOB_ID_SOURCE, randomJobId, type JobStatus } from '@entia/jobs';
 import type { DatabaseRecord } from '@entia/store';
 import type { EntitiesDeps, SettleDeps } from './deps';
 import { existingId, readable } from './read';
@@ -12,6 +12,8 @@ import { inTurn } from './write/turns';
  * end in 128 random bits, so one id tells nothing of any other.
  */
 const rebuildPrefix = (db: string) => `rebuild-${db}-`;
+/** Every rebuild id, for the route that reads one: another names nothing (404). */
+export const REBUILD_ID_PATTERN = `^rebuild-${DATABASE_NAME_SOURCE}-${RANDOM_JOB_ID_SOURCE}$`;
 
 /** Whole-database operations need the owner right on the database entity (SPEC §7). */
 async function asDatabaseOwner(tenant: Tenant): Promise<void> {

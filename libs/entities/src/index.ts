@@ -9,5 +9,5 @@ export { getEntity, getValue, downloadUrlOf } from './read-values';
 export { QueryTooSlow, listEntities, type EntityList } from './list';
 export { createEntity, addValues, type WriteOutcome } from './write/values';
 export { deleteEntity, deleteValue } from './write/deletes';
-export { aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild } from './aggregate';
+export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild } from './aggregate';
 export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';

@@ -1,5 +1,5 @@
 export { createRedis, type RedisRole } from './redis';
 export { RedisBreaker, RedisUnavailableError, isRedisUnavailable, type BreakerOptions } from './breaker';
 export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type JobTypes, type RebuildProgress } from './queue';
-export { JobProducer, randomJobId, type JobState, type JobStatus } from './producer';
+export { JobProducer, RANDOM_JOB_ID_SOURCE, randomJobId, type JobState, type JobStatus } from './producer';
 export { Generations } from './generations';

@@ -20,6 +20,9 @@ export interface JobStatus {
  * could name every other job; these cannot be guessed, and their hex never contains the `:` BullMQ
  * refuses in custom ids.
  */
+/** What `randomJobId` makes, unanchored: for ids that embed one. */
+export const RANDOM_JOB_ID_SOURCE = '[0-9a-f]{32}';
+
 export function randomJobId(): string {
   return randomBytes(16).toString('hex');
 }

@@ -3,8 +3,8 @@ import { MAX_FORMULAS_PER_TYPE } from '../formula/ast';
 import { DomainError, type FieldError } from '../errors';
 import { parseReferenceQuery } from '../query/parse';
 import { parseFormula } from '../formula/parse';
-import { isPropertyName } from '../names';
-import { isValueType } from '../values/types';
+import { PROPERTY_NAME_PATTERN, isPropertyName } from '../names';
+import { VALUE_TYPES, isValueType } from '../values/types';
 import type { PropertyDefinition } from './definition';
 
 const flag = (properties: Properties, name: string) => first(properties, name)?.boolean === true;
@@ -41,10 +41,10 @@ export function checkDefinition(properties: Properties): FieldError[] {
   const name = text(properties, 'name');
   const type = text(properties, 'type');
   if (name === undefined) errors.push({ pointer: '', message: 'a property definition needs a name' });
-  else if (!isPropertyName(name)) errors.push({ pointer: '', message: `definition name "${name}" must match ^[A-Za-z][A-Za-z0-9_]{0,63}$` });
+  else if (!isPropertyName(name)) errors.push({ pointer: '', message: `definition name "${name}" must match ${PROPERTY_NAME_PATTERN}` });
   if (type === undefined) errors.push({ pointer: '', message: 'a property definition needs a type' });
   else if (!isValueType(type)) {
-    errors.push({ pointer: '', message: `definition type "${type}" must be one of string, text, number, boolean, date, datetime, reference, file` });
+    errors.push({ pointer: '', message: `definition type "${type}" must be one of ${VALUE_TYPES.join(', ')}` });
   }
   const referenceQuery = text(properties, 'reference_query');
   if (referenceQuery !== undefined && type !== 'reference') {

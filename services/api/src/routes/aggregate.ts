@@ -1,10 +1,10 @@
-import { aggregateEntity as aggregateNow, existingId, pendingOf, rebuildStatus, scheduleRebuild } from '@entia/entities';
+import { REBUILD_ID_PATTERN, aggregateEntity as aggregateNow, existingId, pendingOf, rebuildStatus, scheduleRebuild } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
-import { DatabaseName, DbIdPath, DbPath, EntityBody } from './schemas';
+import { DatabaseName, DbIdPath, DbPath, EntityAnswer } from './schemas';
 
 const errors = {
   401: { description: 'Not signed in (or an expired, forged or revoked token).' },
@@ -31,7 +31,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
     // Also as GET (below), which does not make it an anonymous read.
     security: 'required',
     params: DbIdPath,
-    responses: { 200: { description: 'The entity, recomputed.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
+    responses: { 200: { description: 'The entity, recomputed.', schema: EntityAnswer }, ...errors },
     handler: async ({ params, res }) => {
       const tenant = await tenants.resolve(params.db, grantOf(res));
       res.set('Cache-Control', 'no-store').json(await aggregateNow(deps, tenant, params.id));
@@ -84,7 +84,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
       security: 'required',
       params: Type.Object({
         db: DatabaseName,
-        id: Type.String({ pattern: '^rebuild-[a-z][a-z0-9_]{2,62}-[0-9a-f]{32}$', description: 'The rebuild\'s id, as scheduled (`rebuild-<db>-<32 hex>`: 128 random bits).' }),
+        id: Type.String({ pattern: REBUILD_ID_PATTERN, description: 'The rebuild\'s id, as scheduled (`rebuild-<db>-<32 hex>`: 128 random bits).' }),
       }),
       responses: { 200: { description: 'The rebuild job.', schema: Rebuild }, ...errors },
       handler: async ({ params, res }) => {

@@ -1,4 +1,4 @@
-import { first } from '@entia/domain';
+import { AuthResultSchema, DATABASE_SPELLING_PATTERN, first } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { hashApiKey } from '@entia/entities';
@@ -6,12 +6,6 @@ import { liveKey } from '../auth/live-key';
 import { signToken, tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-
-const Account = Type.Object({
-  _id: Type.String({ description: 'Database name.' }),
-  name: Type.String({ description: 'Database name.' }),
-  user: Type.Object({ _id: Type.String({ description: 'Person entity id.' }), name: Type.String() }),
-});
 
 const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
 
@@ -29,11 +23,11 @@ export function authRoutes(deps: Deps): Route[] {
       auth: 'none',
       security: 'apiKey',
       query: Type.Object(
-        { db: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_]{2,62}$', description: 'Limit the token to this database.' })) },
+        { db: Type.Optional(Type.String({ pattern: DATABASE_SPELLING_PATTERN, description: 'Limit the token to this database.' })) },
         { additionalProperties: false },
       ),
       responses: {
-        200: { description: 'The databases the key opens, and the token.', schema: Type.Object({ accounts: Type.Array(Account), token: Type.String() }) },
+        200: { description: 'The databases the key opens, and the token.', schema: AuthResultSchema },
         401: { description: 'Missing, unknown or revoked API key.' },
       },
       handler: async ({ query, req, res }) => {

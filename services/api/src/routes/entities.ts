@@ -1,13 +1,12 @@
 import { callerTags, parseListQuery } from '@entia/domain';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, existingId, getEntity, getValue, listEntities } from '@entia/entities';
-import { Type } from '@sinclair/typebox';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenant, Tenants } from '../tenancy';
-import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityBody, ListQuery, PropsQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
+import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityList, ListQuery, PropsQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
   400: { description: 'Invalid input; `errors` points at each offending value.' },
@@ -24,7 +23,7 @@ const viewOf = (tenant: Tenant) => callerTags(tenant.caller)[0]!;
 const listResponses = {
   200: {
     description: 'One page of matches; `count` counts all of them.',
-    schema: Type.Object({ entities: Type.Array(EntityBody), count: Type.Integer(), limit: Type.Integer(), skip: Type.Integer() }),
+    schema: EntityList,
   },
   400: errors[400],
   401: errors[401],
@@ -94,7 +93,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       tags: ['entities'],
       params: DbIdPath,
       query: PropsQuery,
-      responses: { 200: { description: 'The entity.', schema: Type.Object({ entity: EntityBody }) }, ...errors },
+      responses: { 200: { description: 'The entity.', schema: EntityAnswer }, ...errors },
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'entity');

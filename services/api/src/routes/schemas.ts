@@ -31,6 +31,8 @@ export const EntityBody = EntitySchema;
 export const EntityList = EntityListSchema;
 export const WriteResponse = WriteResultSchema;
 export const Deleted = DeletedSchema;
+/** One entity, wrapped: the answer of reading or recomputing one. */
+export const EntityAnswer = Type.Object({ entity: EntityBody });
 
 export const ValuesBody = Type.Array(ValueInput, { minItems: 1, maxItems: 1000, description: 'Values to write, all or nothing.' });
 
