@@ -1,7 +1,4 @@
-import { isDatabaseName } from '@entia/domain';
-import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { integer } from './args';
+import { databaseOption, integer, readArgs } from './args';
 
 /** What one run of the query benchmark does; every option also comes from a `BENCH_*` variable. */
 export interface BenchOptions {
@@ -41,63 +38,53 @@ const USAGE = `usage: npm run bench:query -- [--size 100000] [--db bench_x] [--r
 (source .stack/env); MONGODB_CONTROL_DB defaults to "entia".`;
 
 
-export function readOptions(argv = process.argv.slice(2), env = process.env): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      size: { type: 'string' },
-      db: { type: 'string' },
-      reuse: { type: 'boolean' },
-      keep: { type: 'boolean' },
-      'seed-only': { type: 'boolean' },
-      drop: { type: 'boolean' },
-      iterations: { type: 'string' },
-      warmup: { type: 'string' },
-      'api-iterations': { type: 'string' },
-      budget: { type: 'string' },
-      'min-iterations': { type: 'string' },
-      batch: { type: 'string' },
-      seed: { type: 'string' },
-      caller: { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      out: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const pick = (name: string, envName: string) => (values as Record<string, string | undefined>)[name] ?? env[envName];
-  const flag = (name: string, envName: string) => (values as Record<string, boolean | undefined>)[name] ?? ['1', 'true', 'yes'].includes(env[envName] ?? '');
+const OPTIONS = {
+  size: 'string',
+  db: 'string',
+  reuse: 'boolean',
+  keep: 'boolean',
+  'seed-only': 'boolean',
+  drop: 'boolean',
+  iterations: 'string',
+  warmup: 'string',
+  'api-iterations': 'string',
+  budget: 'string',
+  'min-iterations': 'string',
+  batch: 'string',
+  seed: 'string',
+  caller: 'string',
+  'timeout-ms': 'string',
+  out: 'string',
+} as const;
 
+export function readOptions(argv = process.argv.slice(2), env = process.env): BenchOptions {
+  const args = readArgs(argv, env, OPTIONS, USAGE);
   const mongodbUrl = env.MONGODB_URL;
   if (!mongodbUrl) throw new Error('MONGODB_URL is not set: run `set -a && . ./.stack/env && set +a` first (or start a stack with `npm run stack -- up`)');
-  const caller = pick('caller', 'BENCH_CALLER') ?? 'owner';
+  const caller = args.text('caller') ?? 'owner';
   if (caller !== 'owner' && caller !== 'reader' && caller !== 'anonymous') throw new Error('--caller must be owner, reader or anonymous');
-  const db = pick('db', 'BENCH_DB') ?? `bench_${randomBytes(4).toString('hex')}`;
   const controlDb = env.MONGODB_CONTROL_DB || 'entia';
-  if (!isDatabaseName(db, controlDb)) throw new Error(`--db "${db}" is not a valid database name`);
+  const db = databaseOption(args, controlDb);
 
   return {
     mongodbUrl,
     controlDb,
-    size: integer('size', pick('size', 'BENCH_SIZE'), 100_000, 30),
+    size: args.integer('size', 100_000, 30),
     db,
-    reuse: flag('reuse', 'BENCH_REUSE'),
-    keep: flag('keep', 'BENCH_KEEP') || flag('seed-only', 'BENCH_SEED_ONLY'),
-    seedOnly: flag('seed-only', 'BENCH_SEED_ONLY'),
-    drop: flag('drop', 'BENCH_DROP'),
-    iterations: integer('iterations', pick('iterations', 'BENCH_ITERATIONS'), 50, 1),
-    warmup: integer('warmup', pick('warmup', 'BENCH_WARMUP'), 5, 0),
-    apiIterations: integer('api-iterations', pick('api-iterations', 'BENCH_API_ITERATIONS'), 10, 0),
-    budgetSeconds: integer('budget', pick('budget', 'BENCH_BUDGET'), 0, 0),
-    minIterations: integer('min-iterations', pick('min-iterations', 'BENCH_MIN_ITERATIONS'), 10, 1),
-    batch: integer('batch', pick('batch', 'BENCH_BATCH'), 1000, 1),
-    seed: integer('seed', pick('seed', 'BENCH_SEED'), 42, 0),
+    reuse: args.flag('reuse'),
+    keep: args.flag('keep') || args.flag('seed-only'),
+    seedOnly: args.flag('seed-only'),
+    drop: args.flag('drop'),
+    iterations: args.integer('iterations', 50, 1),
+    warmup: args.integer('warmup', 5, 0),
+    apiIterations: args.integer('api-iterations', 10, 0),
+    budgetSeconds: args.integer('budget', 0, 0),
+    minIterations: args.integer('min-iterations', 10, 1),
+    batch: args.integer('batch', 1000, 1),
+    seed: args.integer('seed', 42, 0),
     caller,
-    timeoutMs: integer('timeout-ms', pick('timeout-ms', 'BENCH_TIMEOUT_MS'), 600_000, 100),
+    timeoutMs: args.integer('timeout-ms', 600_000, 100),
     serviceTimeoutMs: integer('MONGODB_TIMEOUT_MS', env.MONGODB_TIMEOUT_MS, 5000, 100),
-    outDir: pick('out', 'BENCH_OUT') ?? 'bench/results',
+    outDir: args.text('out') ?? 'bench/results',
   };
 }

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
-import { integer } from '../args';
+import { databaseOption, readArgs } from '../args';
 
 /** What one run of the load benchmark does; every option also comes from a `BENCH_*` variable. */
 export interface LoadOptions {
@@ -39,45 +37,39 @@ Without MONGODB_URL (e.g. from .stack/env) an ephemeral local stack is started. 
 set as BENCH_<NAME> (BENCH_SIZE, BENCH_CONNECTIONS, ...).`;
 
 
+const OPTIONS = {
+  size: 'string',
+  db: 'string',
+  reuse: 'boolean',
+  keep: 'boolean',
+  connections: 'string',
+  duration: 'string',
+  'list-requests': 'string',
+  children: 'string',
+  'timeout-ms': 'string',
+  out: 'string',
+  only: 'string',
+  profile: 'string',
+} as const;
+
 export function readLoadOptions(argv = process.argv.slice(2), env = process.env): LoadOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      size: { type: 'string' },
-      db: { type: 'string' },
-      reuse: { type: 'boolean' },
-      keep: { type: 'boolean' },
-      connections: { type: 'string' },
-      duration: { type: 'string' },
-      'list-requests': { type: 'string' },
-      children: { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      out: { type: 'string' },
-      only: { type: 'string' },
-      profile: { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const reuse = values.reuse ?? env.BENCH_REUSE === '1';
-  const db = values.db ?? env.BENCH_DB ?? `bench_${randomBytes(4).toString('hex')}`;
-  if (reuse && values.db === undefined && env.BENCH_DB === undefined) throw new Error('--reuse needs --db <name>');
-  const only = values.only ?? env.BENCH_ONLY;
-  const profileDir = values.profile ?? env.BENCH_PROFILE;
+  const args = readArgs(argv, env, OPTIONS, USAGE);
+  const reuse = args.flag('reuse');
+  if (reuse && args.text('db') === undefined) throw new Error('--reuse needs --db <name>');
+  const db = databaseOption(args, env.MONGODB_CONTROL_DB || 'entia');
+  const only = args.text('only');
+  const profileDir = args.text('profile');
   return {
-    size: integer('size', values.size ?? env.BENCH_SIZE, 100_000, 100),
+    size: args.integer('size', 100_000, 100),
     db,
     reuse,
-    keep: values.keep ?? env.BENCH_KEEP === '1',
-    connections: integer('connections', values.connections ?? env.BENCH_CONNECTIONS, 10, 1),
-    duration: integer('duration', values.duration ?? env.BENCH_DURATION, 10, 1),
-    listRequests: integer('list-requests', values['list-requests'] ?? env.BENCH_LIST_REQUESTS, 20, 1),
-    children: integer('children', values.children ?? env.BENCH_CHILDREN, 1000, 1),
-    timeoutMs: integer('timeout-ms', values['timeout-ms'] ?? env.BENCH_TIMEOUT_MS, 600_000, 100),
-    outDir: values.out ?? env.BENCH_OUT ?? 'bench/results',
+    keep: args.flag('keep'),
+    connections: args.integer('connections', 10, 1),
+    duration: args.integer('duration', 10, 1),
+    listRequests: args.integer('list-requests', 20, 1),
+    children: args.integer('children', 1000, 1),
+    timeoutMs: args.integer('timeout-ms', 600_000, 100),
+    outDir: args.text('out') ?? 'bench/results',
     ...(only ? { only: only.split(',').map((id) => id.trim()) } : {}),
     ...(profileDir ? { profileDir } : {}),
   };
