@@ -29,6 +29,7 @@ COPY libs/config/package.json libs/config/
 COPY libs/domain/package.json libs/domain/
 COPY libs/entities/package.json libs/entities/
 COPY libs/files/package.json libs/files/
+COPY libs/health/package.json libs/health/
 COPY libs/jobs/package.json libs/jobs/
 COPY libs/store/package.json libs/store/
 COPY services/api/package.json services/api/
@@ -62,6 +63,7 @@ COPY --from=build /app/libs/config/dist libs/config/dist
 COPY --from=build /app/libs/domain/dist libs/domain/dist
 COPY --from=build /app/libs/entities/dist libs/entities/dist
 COPY --from=build /app/libs/files/dist libs/files/dist
+COPY --from=build /app/libs/health/dist libs/health/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist
 COPY --from=build /app/libs/store/dist libs/store/dist
 COPY --from=build /app/services/api/dist services/api/dist

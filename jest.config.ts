@@ -9,6 +9,7 @@ const packages = [
   'libs/store',
   'libs/files',
   'libs/jobs',
+  'libs/health',
   'libs/entities',
   'libs/client',
   'services/api',
@@ -18,7 +19,7 @@ const packages = [
 ];
 
 const moduleNameMapper = {
-  '^@entia/(domain|config|store|files|jobs|entities|client)$': '<rootDir>/libs/$1/src',
+  '^@entia/(domain|config|store|files|jobs|health|entities|client)$': '<rootDir>/libs/$1/src',
   '^@entia/(api|worker)$': '<rootDir>/services/$1/src',
   '^@entia/stack$': '<rootDir>/tools/stack/src',
 };

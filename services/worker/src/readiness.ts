@@ -1,4 +1,5 @@
-export type Check = () => Promise<unknown>;
+import { probe, type Check } from '@entia/health';
+
 type State = 'up' | 'down';
 
 export interface WorkerReadiness {
@@ -9,18 +10,10 @@ export interface WorkerReadiness {
   failures: Record<string, string>;
 }
 
-function within(check: Check, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * The worker's readiness, with the API's meaning (docs/decisions.md, "Fast failures and
- * readiness"): every dependency asked at once, each within `timeoutMs`, so the probe answers within
- * READINESS_TIMEOUT_MS however hung a dependency is. Not ready until every dependency has answered
+ * readiness"), from the shared `probe` (within READINESS_TIMEOUT_MS however hung a dependency
+ * is). Not ready until every dependency has answered
  * once (a wrong URL stalls a rollout) and once the worker stopped taking jobs (SIGTERM); after
  * that, a dependency that is down makes it `degraded`, still 200: every replica shares it, and
  * taking them all out of service at once would only block node drains and rollouts.
@@ -28,14 +21,7 @@ function within(check: Check, ms: number): Promise<unknown> {
 export function readinessProbe(checks: Record<string, Check>, timeoutMs: number, running: () => boolean): () => Promise<WorkerReadiness> {
   let started = false;
   return async () => {
-    const names = Object.keys(checks);
-    const results = await Promise.allSettled(names.map((name) => within(checks[name]!, timeoutMs)));
-    const states: Record<string, State> = {};
-    const failures: Record<string, string> = {};
-    results.forEach((result, i) => {
-      states[names[i]!] = result.status === 'fulfilled' ? 'up' : 'down';
-      if (result.status === 'rejected') failures[names[i]!] = result.reason instanceof Error ? result.reason.message : String(result.reason);
-    });
+    const { checks: states, failures } = await probe(checks, timeoutMs);
     const down = Object.keys(failures);
     started ||= down.length === 0;
     if (!running()) return { ready: false, body: { status: 'unavailable', checks: states, detail: 'not taking jobs' }, failures };

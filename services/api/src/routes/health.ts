@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { Lifecycle } from '../http/lifecycle';
 import { problems, sendProblem } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
-import { probe } from '../readiness';
+import { probe } from '@entia/health';
 
 const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')]));
 

@@ -1,3 +1,4 @@
+/** Asks one dependency whether it answers: resolves when it does. */
 export type Check = () => Promise<unknown>;
 
 export interface Readiness {
@@ -16,7 +17,10 @@ function withTimeout(check: Check, ms: number): Promise<unknown> {
   return Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Asks every dependency at once; one that does not answer in time counts as down. */
+/**
+ * Asks every dependency at once; one that does not answer within `timeoutMs` counts as down, so a
+ * probe answers in time however hung a dependency is. What "ready" then means is each service's.
+ */
 export async function probe(checks: Record<string, Check>, timeoutMs: number): Promise<Readiness> {
   const names = Object.keys(checks);
   const results = await Promise.allSettled(names.map((name) => withTimeout(checks[name]!, timeoutMs)));

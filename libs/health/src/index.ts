@@ -1,0 +1,1 @@
+export { probe, type Check, type Readiness } from './probe';
