@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
+import { DEFAULT_LIMITS, applyWrite, indexed, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
 import { EntityCollection, EntityWriter, RedisLeases, newId, type DatabaseRecord, type Store } from '@entia/store';
 import { SchemaCache, addValues, createDatabase, createEntity, type EntitiesDeps, type Tenant } from '@entia/entities';
 import { Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
@@ -180,7 +180,7 @@ export async function seed(store: Store, options: { db: string; size: number; ba
     let batch: Entity[] = [];
     const flush = async () => {
       const t = performance.now();
-      await ownerTenant.entities.insert(batch, () => searchable);
+      await ownerTenant.entities.insert(batch.map((entity) => ({ stored: indexed(entity, searchable) })));
       timing.insertMs += performance.now() - t;
       batch = [];
     };

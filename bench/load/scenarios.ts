@@ -1,4 +1,4 @@
-import { applyWrite, DEFAULT_LIMITS, definitionMap, searchableOf, type ValueInput } from '@entia/domain';
+import { applyWrite, DEFAULT_LIMITS, definitionMap, indexed, searchableOf, type ValueInput } from '@entia/domain';
 import { newId, toDocument, type Store } from '@entia/store';
 import { createServer } from 'node:http';
 import { ObjectId } from 'mongodb';
@@ -110,7 +110,7 @@ export function scenarios(world: World): Scenario[] {
               throw new Error('no keys here');
             },
           }).properties;
-          return collection.insertOne(toDocument({ _id: newId(), properties }, 1, searchable));
+          return collection.insertOne(toDocument(indexed({ _id: newId(), properties }, searchable), 1));
         });
       },
     },

@@ -44,11 +44,12 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       const compiled = schema.typeOf(typeOf(current.entity.properties));
       const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, compiled.definitions);
       const stamp = { at: new Date().toISOString(), by: caller.personId };
-      const { entity } = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
+      const next = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
+      const { entity } = next;
       const outbox = outboxOf(tenant, schema, current.entity, entity, [removed]);
       await invalidate(deps, tenant, entity);
       return {
-        next: { kind: 'replace' as const, entity, searchable: compiled.searchable },
+        next: { kind: 'replace' as const, stored: next },
         add: outbox,
         revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
         outcome: { entity, outbox, removed },
