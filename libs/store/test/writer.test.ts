@@ -54,6 +54,23 @@ describe('EntityWriter when the connection drops during a commit', () => {
     expect(await nameOf(entity._id)).toBeUndefined();
   });
 
+  it('answers a batch of creates that was stored, though its answer was lost, as stored', async () => {
+    const batch = [named('one'), named('two'), named('three')];
+    const dropped = proxy.drop('insert', 'answer');
+    await expect(writer.createMany(db, batch.map((entity) => ({ stored: indexed(entity, new Set()) })))).resolves.toBeUndefined();
+    await dropped;
+    expect(await Promise.all(batch.map((entity) => nameOf(entity._id)))).toEqual(['one', 'two', 'three']);
+  });
+
+  it('fails a batch of creates whose request was lost as unreachable, with none of them stored', async () => {
+    const batch = [named('never 1'), named('never 2')];
+    const dropped = proxy.drop('insert', 'request');
+    const failure = await writer.createMany(db, batch.map((entity) => ({ stored: indexed(entity, new Set()) }))).then(() => undefined, (error: unknown) => error);
+    await dropped;
+    expect(queryFailure(failure)).toBe('unreachable');
+    expect(await Promise.all(batch.map((entity) => nameOf(entity._id)))).toEqual([undefined, undefined]);
+  });
+
   it('answers an update that was stored, though its answer was lost, as stored', async () => {
     const entity = named('before');
     await writer.create(db, indexed(entity, new Set()), {});

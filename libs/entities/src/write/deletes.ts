@@ -26,7 +26,7 @@ export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: strin
       };
     }),
   );
-  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, id, done.values);
   return { deleted: true };
 }
@@ -56,7 +56,7 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       };
     }),
   );
-  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, holder, [done.removed]);
   return { deleted: true };
 }
