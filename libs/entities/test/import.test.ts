@@ -1,5 +1,6 @@
 import { DomainError, type ValueInput } from '@entia/domain';
-import { createDatabase, createEntity, entityBuilder, getEntity, importEntities, settleEntity, type Tenant } from '@entia/entities';
+import { ObjectId } from 'mongodb';
+import { ImportSession, createDatabase, createEntity, entityBuilder, getEntity, importEntities, settleEntity, type ImportInput, type Tenant } from '@entia/entities';
 import type { DatabaseRecord } from '@entia/store';
 import { randomBytes } from 'node:crypto';
 import { openDeps } from './stack';
@@ -112,5 +113,16 @@ describe('importEntities', () => {
     // Only what it was given: another entity is not found.
     const [bob] = await importEntities(deps, tenant, [{ values: [{ type: '_type', reference: author }, { type: 'name', string: 'Bob Built' }] }]);
     expect((await refused(build({ values: [{ type: '_type', reference: book }, { type: 'author', reference: bob! }] }))).kind).toBe('invalid');
+  });
+
+  it('a session: later imports of a run check against the entities it created, as they were, without reading them again', async () => {
+    const session = new ImportSession();
+    const [ann] = await importEntities(deps, tenant, [{ values: [{ type: '_type', reference: author }, { type: 'name', string: 'Ann Session' }] }], { session });
+    // Gone from the database behind the session's back: only the session's copy still knows it.
+    await deps.store.database(tenant.name).collection('entity').deleteOne({ _id: new ObjectId(ann!) });
+    const citing = (): ImportInput[] => [{ values: [{ type: '_type', reference: book }, { type: 'author', reference: ann! }] }];
+    const [cited] = await importEntities(deps, tenant, citing(), { session });
+    expect((await valuesOf(cited!, 'author'))[0]!.string).toBe('Ann Session');
+    expect((await refused(importEntities(deps, tenant, citing()))).kind).toBe('invalid');
   });
 });

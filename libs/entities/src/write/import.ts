@@ -20,6 +20,7 @@ import { keyRecords } from '../keys';
 import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, invalidate, outboxOf, type Written } from './effects';
 import { writeContext } from './context';
+import type { ImportSession } from './import-session';
 
 /** One entity to import: its values as a create takes them. */
 export interface ImportInput {
@@ -30,6 +31,13 @@ export interface ImportInput {
 
 /** How many entities one insert carries, unless the caller says otherwise. */
 export const IMPORT_BATCH = 500;
+
+export interface ImportOptions {
+  /** Entities per insert (`IMPORT_BATCH`). */
+  batch?: number;
+  /** Shared by the imports of one run: targets seen before are not read again. */
+  session?: ImportSession;
+}
 
 /** The refusal of input `index`, its pointers and message placed in the whole import. */
 function refusalOf(index: number, error: unknown): unknown {
@@ -49,12 +57,21 @@ function refusalOf(index: number, error: unknown): unknown {
  * upload URL is signed: an import brings values, not objects. Resolves to the new ids, in input
  * order.
  */
-export async function importEntities(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], options: { batch?: number } = {}): Promise<string[]> {
+export async function importEntities(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], options: ImportOptions = {}): Promise<string[]> {
   signedIn(tenant);
   const size = Math.max(1, options.batch ?? IMPORT_BATCH);
   const ids: string[] = [];
-  for (let start = 0; start < inputs.length; start += size) ids.push(...(await importBatch(deps, tenant, inputs.slice(start, start + size), start)));
+  for (let start = 0; start < inputs.length; start += size) ids.push(...(await importBatch(deps, tenant, inputs.slice(start, start + size), start, options.session)));
   return ids;
+}
+
+/** The batch's targets: those the session saw, the rest read at once (one `$in`) and remembered. */
+async function batchTargets(tenant: Tenant, ids: readonly string[], types: Schema['types'], session: ImportSession | undefined): Promise<Map<string, Properties>> {
+  if (!session) return targetsOf(tenant, ids, types);
+  const { known, missing } = session.split(ids);
+  const loaded = await targetsOf(tenant, missing, types);
+  session.remember(loaded);
+  return new Map([...known, ...loaded]);
 }
 
 /** An input the write rules accepted, before anything else is loaded. */
@@ -94,13 +111,13 @@ async function built(tenant: Tenant, schema: Schema, { id, type, ctx, result }: 
   return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, []) };
 }
 
-async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], first: number): Promise<string[]> {
+async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], first: number, session: ImportSession | undefined): Promise<string[]> {
   const caller = signedIn(tenant);
   const schema = await schemaOf(deps, tenant);
   const now = new Date().toISOString();
   const decided = inputs.map((input, offset) => decide(deps, tenant, schema, input, first + offset, now));
-  // One read for the batch's targets (one `$in`; FerretDB scans the collection for it, MongoDB reads its `_id` index).
-  const targets = await targetsOf(tenant, [...new Set(decided.flatMap(({ result }) => wantedBy(result, caller)))], schema.types);
+  // At most one read for the batch's targets (one `$in`: FerretDB scans the collection for it, MongoDB reads its `_id` index).
+  const targets = await batchTargets(tenant, [...new Set(decided.flatMap(({ result }) => wantedBy(result, caller)))], schema.types, session);
   const written: (Written & NewEntity)[] = [];
   const keys: KeyRecord[] = [];
   for (const [offset, one] of decided.entries()) {
@@ -110,6 +127,7 @@ async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly 
   await invalidate(deps, tenant, ...written.map(({ entity }) => entity));
   await deps.writer.createMany(tenant.name, written, keys);
   await afterCommit(deps, tenant, ...written);
+  session?.remember(written.map(({ entity }) => [entity._id, entity.properties] as const));
   return written.map(({ entity }) => entity._id);
 }
 
