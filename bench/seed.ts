@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, type MetaTypes, type ValueInput } from '@entia/domain';
 import { EntityCollection, EntityWriter, RedisLeases, type DatabaseRecord, type Store } from '@entia/store';
-import { SchemaCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
+import { ImportSession, SchemaCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
 import { Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
 import { ObjectId } from 'mongodb';
 import {
@@ -170,13 +170,15 @@ export async function seed(store: Store, options: { db: string; size: number; ba
   let serial = 0;
 
   const timings: SeedTiming[] = [];
+  // The authors and books the later batches reference, known from their import: not read back.
+  const session = new ImportSession();
   async function bulk(type: keyof World['types'], count: number, valuesOf: (i: number) => ValueInput[]): Promise<string[]> {
     const ids: string[] = [];
     const timing: SeedTiming = { type, entities: count, buildMs: 0, insertMs: 0 };
     let batch: ImportInput[] = [];
     const flush = async () => {
       const t = performance.now();
-      ids.push(...(await importEntities(deps, ownerTenant, batch, { batch: batch.length })));
+      ids.push(...(await importEntities(deps, ownerTenant, batch, { batch: batch.length, session })));
       timing.insertMs += performance.now() - t;
       batch = [];
     };
