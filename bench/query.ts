@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       }));
       log(`seeded in ${(seeding.totalMs / 1000).toFixed(1)} s`);
       if (options.seedOnly) {
-        const stats = seeding.timings.map((t) => `${t.type} ${t.entities} (applyWrite ${(t.buildMs / 1000).toFixed(1)} s, insert ${(t.insertMs / 1000).toFixed(1)} s)`).join('; ');
+        const stats = seeding.timings.map((t) => `${t.type} ${t.entities} (values ${(t.buildMs / 1000).toFixed(1)} s, import ${(t.insertMs / 1000).toFixed(1)} s)`).join('; ');
         process.stdout.write(`${JSON.stringify({ db: options.db, seeding, world })}\n`);
         log(`kept ${options.db}: ${stats}; measure with --reuse --db ${options.db}, remove with --drop --db ${options.db}`);
         return;

@@ -55,11 +55,11 @@ export function renderMarkdown(bench: BenchResult): string {
     if (bench.reused) add('Seeded by an earlier `--seed-only` run of this script (same code, same machine), measured here with `--reuse`.', '');
     add(
       `${n(seeded)} entities in **${(s.totalMs / 1000).toFixed(1)} s** overall (${n(Math.round(seeded / (s.totalMs / 1000)))} entities/s); the bulk inserts alone ` +
-        `${(bulkMs / 1000).toFixed(1)} s (**${n(Math.round(seeded / (bulkMs / 1000)))} entities/s**), batches of ${s.batch} via \`EntityCollection.insert\` ` +
-        `(each entity built by the domain's \`applyWrite\`, derived fields by \`toDocument\`; reference checks skipped: every reference points at an entity created before it). ` +
+        `${(bulkMs / 1000).toFixed(1)} s (**${n(Math.round(seeded / (bulkMs / 1000)))} entities/s**), batches of ${s.batch} via \`importEntities\` ` +
+        `(each entity checked by the write rules, its references against the database, and materialised as POST /entity would; inserted through \`EntityWriter.createMany\`). ` +
         `createDatabase ${ms(s.createDatabaseMs)} ms; the second person, 3 types and 11 definitions through the API's \`createEntity\` ${ms(s.schemaMs)} ms.`,
       '',
-      `| type | entities | ${measuredLookups ? 'definitions lookup (s) | ' : ''}applyWrite (s) | insert (s) | entities/s (applyWrite + insert) |`,
+      `| type | entities | ${measuredLookups ? 'definitions lookup (s) | ' : ''}values (s) | import (s) | entities/s (values + import) |`,
       `|---|---:|${measuredLookups ? '---:|' : ''}---:|---:|---:|`,
       ...s.timings.map(
         (t) =>

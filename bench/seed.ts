@@ -1,6 +1,6 @@
-import { DEFAULT_LIMITS, applyWrite, searchableOf, type Entity, type MetaTypes, type ValueInput, type WriteContext } from '@entia/domain';
-import { EntityCollection, EntityWriter, RedisLeases, newId, type DatabaseRecord, type Store } from '@entia/store';
-import { SchemaCache, addValues, createDatabase, createEntity, type EntitiesDeps, type Tenant } from '@entia/entities';
+import { DEFAULT_LIMITS, type MetaTypes, type ValueInput } from '@entia/domain';
+import { EntityCollection, EntityWriter, RedisLeases, type DatabaseRecord, type Store } from '@entia/store';
+import { ImportSession, SchemaCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
 import { Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
 import { ObjectId } from 'mongodb';
 import {
@@ -38,11 +38,11 @@ export interface World {
 export interface SeedTiming {
   type: string;
   entities: number;
-  /** applyWrite (the domain rules) for all of them, ms. */
+  /** Generating their values, ms. */
   buildMs: number;
-  /** toDocument + insertMany in batches, ms. */
+  /** `importEntities` in batches (the write rules, reference checks, materialise, insert), ms. */
   insertMs: number;
-  /** The type's definitions looked up the way the API does before a write (a full scan on FerretDB), ms. */
+  /** Only in reports of seeds before `importEntities`: the type's definitions looked up, ms. */
   lookupMs?: number;
 }
 
@@ -121,10 +121,9 @@ async function create(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): 
 
 /**
  * Creates the database the way the create-database command does, then the benchmark's types and a
- * second person through the API's write path, then `size` entities in batches: each one built by
- * the domain's `applyWrite` (exactly what POST /entity stores, derived fields included) and inserted
- * with `EntityCollection.insert`. Reference checks against the database are skipped for the bulk:
- * every reference points at an entity created earlier in the same run.
+ * second person through the API's write path, then `size` entities with `importEntities`, one
+ * batch per call: each checked and materialised as POST /entity would (labels and index included)
+ * and inserted through the one write path.
  */
 export async function seed(store: Store, options: { db: string; size: number; batch: number; seed: number; maxTimeMS: number; onCreated?: () => void }): Promise<{ world: World; report: SeedReport }> {
   const started = performance.now();
@@ -171,16 +170,15 @@ export async function seed(store: Store, options: { db: string; size: number; ba
   let serial = 0;
 
   const timings: SeedTiming[] = [];
+  // The authors and books the later batches reference, known from their import: not read back.
+  const session = new ImportSession();
   async function bulk(type: keyof World['types'], count: number, valuesOf: (i: number) => ValueInput[]): Promise<string[]> {
-    const lookupStarted = performance.now();
-    const definitions = await deps.schemas.of(options.db, record).then((schema) => schema.definitionsOf(types[type]));
-    const searchable = searchableOf(definitions);
     const ids: string[] = [];
-    const timing: SeedTiming = { type, entities: count, buildMs: 0, insertMs: 0, lookupMs: performance.now() - lookupStarted };
-    let batch: Entity[] = [];
+    const timing: SeedTiming = { type, entities: count, buildMs: 0, insertMs: 0 };
+    let batch: ImportInput[] = [];
     const flush = async () => {
       const t = performance.now();
-      await ownerTenant.entities.insert(batch, () => searchable);
+      ids.push(...(await importEntities(deps, ownerTenant, batch, { batch: batch.length, session })));
       timing.insertMs += performance.now() - t;
       batch = [];
     };
@@ -189,23 +187,12 @@ export async function seed(store: Store, options: { db: string; size: number; ba
       const t = performance.now();
       const share = sharingOf(random);
       sharing[share]++;
-      const items: ValueInput[] = [{ type: '_type', reference: types[type] }, ...valuesOf(i)];
-      if (share === 'viewer') items.push({ type: '_viewer', reference: reader });
-      if (share === 'domain' || share === 'public') items.push({ type: '_sharing', string: share });
-      const context: WriteContext = {
-        caller: { personId: created.personId },
-        now: new Date(baseTime + Math.floor((serial++ / options.size) * span) + Math.floor(random() * 60_000)).toISOString(),
-        newId,
-        definitions,
-        limits: DEFAULT_LIMITS,
-        isPerson: false,
-        newApiKey: () => {
-          throw new Error('the benchmark generates no API keys');
-        },
-      };
-      const entity: Entity = { _id: newId(), properties: applyWrite(undefined, items, context).properties };
-      ids.push(entity._id);
-      batch.push(entity);
+      const values: ValueInput[] = [{ type: '_type', reference: types[type] }, ...valuesOf(i)];
+      if (share === 'viewer') values.push({ type: '_viewer', reference: reader });
+      if (share === 'domain' || share === 'public') values.push({ type: '_sharing', string: share });
+      // Creation times spread over two years, in creation order.
+      const createdAt = new Date(baseTime + Math.floor((serial++ / options.size) * span) + Math.floor(random() * 60_000)).toISOString();
+      batch.push({ values, createdAt });
       timing.buildMs += performance.now() - t;
       if (batch.length >= options.batch) await flush();
       if (performance.now() - lastLog > 15_000) {
@@ -314,4 +301,4 @@ export async function ownerApiKey(store: Store, world: World): Promise<string> {
   }
 }
 
-export { tenantOf };
+export { tenantOf, writeDeps };

@@ -40,6 +40,7 @@ export { changedProperties, onlyRelabelled } from './derived/changes';
 export { describeChange, type EntityChanged } from './derived/describe';
 export { dependentsOf, type Dependents, type EntityChange } from './derived/dependents';
 export { needsOwnRefresh, needsSettling, readersOf, type SchemaView } from './derived/settling';
+export { indexOf, indexed, type EntityIndex, type StoredEntity } from './stored';
 export { effectsOf, materialise, type Effect, type EntityReads, type Materialised, type MaterialiseInput } from './materialise';
 export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';

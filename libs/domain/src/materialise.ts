@@ -7,6 +7,7 @@ import { inheritRights } from './derived/inherit';
 import { dropReferencesTo, labelReferences } from './derived/labels';
 import { needsSettling, type SchemaView } from './derived/settling';
 import { typeOf, type MetaTypes } from './references';
+import { indexed, type StoredEntity } from './stored';
 import type { Value } from './values/types';
 
 /** What an entity reads in other entities beyond its references' targets: a refresh loads them. */
@@ -34,18 +35,16 @@ export interface MaterialiseInput {
   reads?: EntityReads;
 }
 
-export interface Materialised {
-  /** The entity as it is stored. */
-  entity: Entity;
+/** The entity as it is stored, with its index entries: all the store needs to write it. */
+export interface Materialised extends StoredEntity {
   /** The computed values that changed. */
   computed: Value[];
-  /** The properties `q` searches: with `entity`, all the store needs to index it. */
-  searchable: ReadonlySet<string>;
 }
 
 /**
  * The entity as it is stored, from its own values, its schema and the entities it reads: its
- * references labelled, its rights inherited (on a refresh), its formulas computed. Rights first:
+ * references labelled, its rights inherited (on a refresh), its formulas computed, then its index
+ * entries (access list, search tokens, sort keys, attribute values). Rights first:
  * its owners, inherited ones included, decide which labels and formula terms it may copy (issue 14).
  * The one place that builds a stored entity, for the write path and the refresh alike. Pure.
  */
@@ -60,7 +59,7 @@ export function materialise(input: MaterialiseInput): Materialised {
   const labelled = labelReferences(properties, targets).properties;
   const resolve = reads ? (path: FormulaPath) => reads.resolve(labelled, path) : undefined;
   const computed = computeFormulas({ _id: entity._id, properties: labelled }, input.type.formulas, { stamp: input.stamp, newId: input.newId, resolve });
-  return { entity: { _id: entity._id, properties: computed.properties }, computed: computed.changed, searchable: input.type.searchable };
+  return { ...indexed({ _id: entity._id, properties: computed.properties }, input.type.searchable), computed: computed.changed };
 }
 
 /** Work a change leaves for others, committed with it (the entity's outbox) and done by the worker. */

@@ -1,4 +1,4 @@
-import { compileType, materialise, newProperties, type FormulaPath, type Properties } from '@entia/domain';
+import { compileType, indexOf, materialise, newProperties, type FormulaPath, type Properties } from '@entia/domain';
 import { ENTITY, NOW, OWNER, STRANGER, counter, def, hexId, val } from './fixtures';
 
 /** `materialise`: the one place a stored entity is built, for a write and for a refresh. */
@@ -54,8 +54,11 @@ describe('materialise for a write (no reads)', () => {
     expect(stored.entity.properties._owner!.map((v) => v.reference)).toEqual([OWNER]);
   });
 
-  it('gives the searchable properties the store indexes', () => {
-    expect([...stored.searchable]).toEqual(['name']);
+  it('gives the store its index entries, searching the searchable properties of its type only', () => {
+    expect(stored.index).toEqual(indexOf(stored.entity, new Set(['name'])));
+    expect(stored.index.read).toContain(OWNER);
+    // The customer's label is not searchable.
+    expect(stored.index.search).toEqual([]);
   });
 });
 

@@ -27,11 +27,40 @@ async function checkReferenceQueries(tenant: Tenant, result: WriteResult, type: 
 }
 
 /**
- * The rules that need other entities: references resolve, definitions are valid and unique per
- * type. Resolves to the properties of the entities the write references (to label them). Targets
- * that are types come from `types` (the schema cache's, as current as a read), the rest from the
- * database: a create's `_type` costs no round trip.
+ * The properties of the entities with these ids that exist. Types come from `types` (the schema
+ * cache's, as current as a read), the rest from the database: a create's `_type` costs no round trip.
  */
+export async function targetsOf(tenant: Tenant, ids: readonly string[], types: ReadonlyMap<string, Entity>): Promise<Map<string, Properties>> {
+  const loaded = await tenant.entities.many(ids.filter((id) => !types.has(id)));
+  for (const id of ids) if (types.has(id)) loaded.set(id, types.get(id)!);
+  return new Map([...loaded].map(([id, e]) => [id, e.properties]));
+}
+
+/**
+ * What a write references, and the caller too: a new entity's `_owner` and `_created` name them,
+ * and are labelled like the references the client wrote (else the worker would rewrite every new
+ * entity to label them).
+ */
+export const wantedBy = (result: WriteResult, caller: Caller): string[] => [...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])];
+
+/**
+ * The rules that need other entities, given the write's targets (`targetsOf` its `wantedBy`):
+ * references resolve and match their `reference_query`, definitions are valid and unique per type.
+ */
+export async function checkAgainstTargets(
+  tenant: Tenant,
+  entity: Entity,
+  result: WriteResult,
+  caller: Caller,
+  type: CompiledType,
+  targets: ReadonlyMap<string, Properties>,
+): Promise<void> {
+  checkReferences(result.references, targets, caller, tenant.record.meta);
+  await checkReferenceQueries(tenant, result, type);
+  if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
+}
+
+/** `checkAgainstTargets` with the targets loaded; resolves to them (to label the references). */
 export async function checkAgainstDatabase(
   tenant: Tenant,
   entity: Entity,
@@ -40,15 +69,8 @@ export async function checkAgainstDatabase(
   type: CompiledType,
   types: ReadonlyMap<string, Entity>,
 ): Promise<Map<string, Properties>> {
-  // The caller too: a new entity's `_owner` and `_created` name them, and are labelled here like
-  // the references the client wrote (else the worker would rewrite every new entity to label them).
-  const wanted = [...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])];
-  const loaded = await tenant.entities.many(wanted.filter((id) => !types.has(id)));
-  for (const id of wanted) if (types.has(id)) loaded.set(id, types.get(id)!);
-  const targets = new Map([...loaded].map(([id, e]) => [id, e.properties]));
-  checkReferences(result.references, targets, caller, tenant.record.meta);
-  await checkReferenceQueries(tenant, result, type);
-  if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
+  const targets = await targetsOf(tenant, wantedBy(result, caller), types);
+  await checkAgainstTargets(tenant, entity, result, caller, type, targets);
   return targets;
 }
 

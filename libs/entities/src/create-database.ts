@@ -1,4 +1,4 @@
-import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, isDatabaseName, type MetaTypes } from '@entia/domain';
+import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, indexed, isDatabaseName, type MetaTypes } from '@entia/domain';
 import { newId, type Store } from '@entia/store';
 import { generateApiKey } from './api-keys';
 
@@ -42,7 +42,7 @@ export async function createDatabase(store: Store, name: string, ownerName: stri
   try {
     const entities = store.entities(name);
     await entities.ensureIndexes();
-    await entities.insert(plan.entities, plan.searchable);
+    await entities.insert(plan.entities.map((entity) => ({ stored: indexed(entity, plan.searchable(entity)) })));
     await registry.addKey({ _id: key.hash, db: name, person: plan.owner, value: keyValueId, createdAt: new Date(now) });
   } catch (error) {
     await store.database(name).dropDatabase().catch(() => undefined);

@@ -11,3 +11,5 @@ export { createEntity, addValues, type WriteOutcome } from './write/values';
 export { deleteEntity, deleteValue } from './write/deletes';
 export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild } from './aggregate';
 export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';
+export { IMPORT_BATCH, entityBuilder, importEntities, type ImportInput, type ImportOptions } from './write/import';
+export { ImportSession } from './write/import-session';

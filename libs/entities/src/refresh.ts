@@ -1,4 +1,4 @@
-import { isSystemProperty, materialise, pathValues, referencesOf, typeOf, type Entity, type EntityReads, type FormulaPath, type Properties } from '@entia/domain';
+import { isSystemProperty, materialise, pathValues, referencesOf, typeOf, type Entity, type EntityReads, type FormulaPath, type Properties, type StoredEntity } from '@entia/domain';
 import type { DatabaseRecord, EntityCollection } from '@entia/store';
 import { newId } from '@entia/store';
 import { typeNameOf, type Schema } from './schema';
@@ -48,11 +48,12 @@ async function readsOf(
  * The entity as stored brought up to date from the entities it reads (SPEC §9): loads what it
  * reads, then `materialise`s it. Reads only.
  */
-export async function refreshed(entities: EntityCollection, schema: Schema, record: DatabaseRecord, entity: Entity): Promise<Properties> {
+export async function refreshed(entities: EntityCollection, schema: Schema, record: DatabaseRecord, entity: Entity): Promise<StoredEntity> {
   const stamp = { at: new Date().toISOString(), by: record.databaseEntity };
   const targets = await entities.many(allReferences(entity.properties));
   const type = schema.typeOf(typeOf(entity.properties));
   const reads = await readsOf(entities, schema, entity, targets, type.formulas.flatMap((formula) => formula.paths));
   const targetProperties = new Map([...targets].map(([id, target]) => [id, target.properties]));
-  return materialise({ entity, type, targets: targetProperties, stamp, newId, reads }).entity.properties;
+  const { entity: next, index } = materialise({ entity, type, targets: targetProperties, stamp, newId, reads });
+  return { entity: next, index };
 }

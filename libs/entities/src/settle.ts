@@ -75,12 +75,13 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
 
-    const properties = await refreshed(deps.store.entities(db), schema, record, stored.entity);
+    const next = await refreshed(deps.store.entities(db), schema, record, stored.entity);
+    const { properties } = next.entity;
     const rederive = marks.some((mark) => mark.rederive);
     if (changedProperties(stored.entity.properties, properties).size === 0 && !rederive) {
       return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
     }
-    const entity = { _id: id, properties };
+    const { entity } = next;
     // Undefined when only labels of rights moved: stored, but nobody reads that.
     const change = describeChange(stored.entity, entity);
     const from = Math.min(depth, ...marks.map((mark) => mark.depth));
@@ -89,7 +90,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
     return {
-      next: { kind: 'replace', entity, searchable: schema.typeOf(type).searchable },
+      next: { kind: 'replace', stored: next },
       delivered,
       settles: marks,
       outcome: { entity, changed: true, cutOff },

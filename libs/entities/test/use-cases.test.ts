@@ -1,52 +1,13 @@
-import { loadConfig } from '@entia/config';
 import { DomainError, type ValueInput } from '@entia/domain';
-import {
-  SchemaCache,
-  addValues,
-  createDatabase,
-  createEntity,
-  deleteValue,
-  getEntity,
-  settleEntity,
-  type EntitiesDeps,
-  type Tenant,
-} from '@entia/entities';
-import { ObjectStore } from '@entia/files';
-import { Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
-import { EntityWriter, RedisLeases, Store, type DatabaseRecord } from '@entia/store';
+import { addValues, createDatabase, createEntity, deleteValue, getEntity, settleEntity, type Tenant } from '@entia/entities';
+import type { DatabaseRecord } from '@entia/store';
 import { randomBytes } from 'node:crypto';
+import { openDeps } from './stack';
 
 /**
  * The use cases run on their own, without HTTP or a worker: over the real stack, with their
  * dependencies given explicitly, as the API, the worker and the benchmark give them.
  */
-
-const config = loadConfig({ ...process.env, REDIS_PREFIX: `t${randomBytes(6).toString('hex')}`, MONGODB_CONTROL_DB: `ctl_${randomBytes(6).toString('hex')}` });
-const WAIT_MS = 300;
-
-function openDeps(): EntitiesDeps & { close(): Promise<void> } {
-  const redis = createRedis(config.REDIS_URL, 'command', () => undefined, config.DEPENDENCY_TIMEOUT_MS);
-  const breaker = new RedisBreaker(redis);
-  const store = Store.fromSettings(config);
-  const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
-  const leases = new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: WAIT_MS });
-  const jobs = new JobProducer(breaker, config.REDIS_PREFIX, () => undefined);
-  return {
-    store,
-    writer: new EntityWriter(store, leases),
-    leases,
-    jobs,
-    generations,
-    schemas: new SchemaCache(store, generations),
-    objects: ObjectStore.fromSettings(config),
-    logger: { error: () => undefined },
-    settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },
-    async close() {
-      await Promise.allSettled([jobs.close(), store.close()]);
-      redis.disconnect();
-    },
-  };
-}
 
 describe('use cases without HTTP', () => {
   let deps: ReturnType<typeof openDeps>;

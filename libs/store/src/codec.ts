@@ -1,16 +1,13 @@
 import {
   FIELD_DESCRIPTORS,
-  attributeValues,
   fieldDescriptorOf,
   newProperties,
-  readAccess,
-  searchIndex,
-  sortKeys,
   type Entity,
   type FilterField,
   type Scalar,
   type SortKeys,
   type StorageForm,
+  type StoredEntity,
   type Value,
 } from '@entia/domain';
 import { BSON, ObjectId, type Document } from 'mongodb';
@@ -18,15 +15,17 @@ import { BSON, ObjectId, type Document } from 'mongodb';
 /**
  * How an entity is kept in MongoDB: one document, its property value arrays at the top level
  * (names are letters-first or known `_` system names, so they never collide with the fields
- * below), ids and references as ObjectIds, datetimes as dates. Derived fields, rebuilt from the
- * properties on every write so they can never disagree with them:
+ * below), ids and references as ObjectIds, datetimes as dates. Derived fields, rewritten on every
+ * write so they can never disagree with the properties:
  * - `__v`     version, for compare-and-set writes
  * - `__read`  who may read: person ids, `domain`, `public` (every read filters on it)
- * - `__vids`  every value id (finds a value by its `_id` through an index)
- * - `__refs`  every referenced entity id (finds referrers)
  * - `__q`     word prefixes of the searchable values (`q` matches them by equality)
  * - `__sort`  per property and field the smallest and largest value (engine-independent sorting)
  * - `__av`    one entry per property, field and value: serves `eq`/`in` filters on any property
+ * The four above are the domain's (`StoredEntity.index`, made by `materialise`), stored as given.
+ * Two more are the store's own lookups, encoded here from the values like the values themselves:
+ * - `__vids`  every value id (finds a value by its `_id` through an index)
+ * - `__refs`  every referenced entity id (finds referrers)
  * Kept by the write path (`EntityWriter`), not derived from the properties:
  * - `__w`        a token of the last write (tells whether a commit whose answer was lost happened)
  * - `__outbox`   work for the worker that the writes left (SPEC §9), until it is delivered
@@ -96,17 +95,17 @@ function decodeValue(raw: Document | Uint8Array): Value {
   };
 }
 
-/** `searchable`: the names of the entity's properties whose definitions have `search: true`. */
-export function toDocument(entity: Entity, version: number, searchable: ReadonlySet<string>): EntityDocument {
+/** The document of an entity as the domain built it (`materialise`): its values encoded, its index as given. */
+export function toDocument({ entity, index }: StoredEntity, version: number): EntityDocument {
   const document: EntityDocument = {
     _id: new ObjectId(entity._id),
     __v: version,
-    __read: readAccess(entity.properties),
+    __read: index.read,
     __vids: [],
     __refs: [],
-    __q: searchIndex(entity.properties, searchable),
-    __sort: sortKeys(entity.properties),
-    __av: attributeValues(entity.properties),
+    __q: index.search,
+    __sort: index.sort,
+    __av: index.attributes,
   };
   const refs = new Set<string>();
   for (const [name, values] of Object.entries(entity.properties)) {

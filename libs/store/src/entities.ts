@@ -1,4 +1,4 @@
-import type { Entity, ListQuery } from '@entia/domain';
+import type { Entity, ListQuery, StoredEntity } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
 import { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
@@ -23,10 +23,17 @@ export interface Stored extends Versioned {
 /** What a committed write leaves in the document. */
 export type Next =
   | { kind: 'keep' }
-  | { kind: 'replace'; entity: Entity; searchable: ReadonlySet<string> }
+  /** The entity as the domain built it, index included (`materialise`). */
+  | { kind: 'replace'; stored: StoredEntity }
   /** Deleted, but kept (readable by nobody) until its outbox is delivered. */
   | { kind: 'tombstone' }
   | { kind: 'purge' };
+
+/** An entity to insert: as the domain built it, and the work its creation leaves for the worker. */
+export interface NewEntity {
+  stored: StoredEntity;
+  outbox?: readonly OutboxEntry[];
+}
 
 const storedOf = (document: EntityDocument): Stored => ({
   ...fromDocument(document),
@@ -149,9 +156,13 @@ export class EntityCollection {
     return this.collection.estimatedDocumentCount();
   }
 
-  async insert(entities: Entity[], searchable: (entity: Entity) => ReadonlySet<string>, outbox: OutboxEntry[] = [], token?: string): Promise<void> {
-    const extra = { ...(token === undefined ? {} : { __w: token }), ...(outbox.length > 0 ? { __outbox: outbox } : {}) };
-    const documents = entities.map((entity) => ({ ...toDocument(entity, 1, searchable(entity)), ...extra }));
+  /**
+   * New entities, each with its own outbox, in one ordered `insertMany`: when it fails, the ones
+   * before the failure may be stored, those after it are not.
+   */
+  async insert(entities: readonly NewEntity[], token?: string): Promise<void> {
+    const written = token === undefined ? {} : { __w: token };
+    const documents = entities.map(({ stored, outbox = [] }) => ({ ...toDocument(stored, 1), ...written, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) }));
     if (documents.length > 0) await this.collection.insertMany(documents);
   }
 
@@ -184,7 +195,7 @@ export class EntityCollection {
         return (await this.collection.replaceOne(filter, tombstone)).matchedCount === 1;
       }
       case 'replace':
-        return (await this.collection.replaceOne(filter, { ...toDocument(next.entity, version + 1, next.searchable), ...kept })).matchedCount === 1;
+        return (await this.collection.replaceOne(filter, { ...toDocument(next.stored, version + 1), ...kept })).matchedCount === 1;
     }
   }
 

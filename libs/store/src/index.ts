@@ -1,7 +1,7 @@
 export { Store, type StoreOptions } from './connection';
 export { ControlDb, type DatabaseRecord, type KeyRecord } from './control';
 export { DatabaseRecords } from './records';
-export { EntityCollection, type Next, type Stored, type Versioned } from './entities';
+export { EntityCollection, type NewEntity, type Next, type Stored, type Versioned } from './entities';
 export { API_KEY_INDEXES, ENTITY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
 export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
 export { newId } from './ids';

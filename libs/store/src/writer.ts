@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Entity } from '@entia/domain';
+import type { StoredEntity } from '@entia/domain';
 import type { Store } from './connection';
 import type { KeyRecord } from './control';
-import type { Next, Stored } from './entities';
+import type { NewEntity, Next, Stored } from './entities';
 import type { OutboxEntry } from './outbox';
 import type { PendingMark } from './pending';
 import { connectionLost } from './query-errors';
@@ -66,16 +66,30 @@ export class EntityWriter {
   ) {}
 
   /** A new entity: nobody else can know its id yet, so no lease is needed. */
-  async create(db: string, entity: Entity, searchable: ReadonlySet<string>, plan: Omit<Plan<unknown>, 'next' | 'outcome' | 'delivered' | 'settles'>): Promise<void> {
-    await this.withKeys(plan, async () => {
-      if (plan.add?.length) await this.store.registry.pending.mark(db, [entity._id], 0);
+  create(db: string, stored: StoredEntity, plan: Pick<Plan<unknown>, 'add' | 'keys'>): Promise<void> {
+    return this.createMany(db, [{ stored, outbox: plan.add }], plan.keys);
+  }
+
+  /**
+   * New entities in one insert, with the same guarantees each as `create`: marked pending before
+   * the insert when they leave work for the worker, their outbox in their own document, the `keys`
+   * they generate indexed before and withdrawn if the insert fails. Answered stored only when all
+   * of them are; a failed insert may have stored a prefix of them (each complete, its mark set).
+   */
+  async createMany(db: string, entities: readonly NewEntity[], keys: readonly KeyRecord[] = []): Promise<void> {
+    if (entities.length === 0) return;
+    await this.withKeys({ keys }, async () => {
+      const pending = entities.filter(({ outbox }) => (outbox?.length ?? 0) > 0).map(({ stored }) => stored.entity._id);
+      if (pending.length > 0) await this.store.registry.pending.mark(db, pending, 0);
       const token = writeToken();
       const insert = async () => {
-        await this.store.entities(db).insert([entity], () => searchable, [...(plan.add ?? [])], token);
+        await this.store.entities(db).insert(entities, token);
         return true;
       };
-      // Not stored after all: the error stands (answered 503, nothing written), no second try.
-      return this.confirmed(db, entity._id, (last) => last === token, insert, 'fail');
+      // The insert is ordered: its last entity stored means every one before it was.
+      const last = entities[entities.length - 1]!.stored.entity._id;
+      // Not stored after all: the error stands (answered 503), no second try.
+      return this.confirmed(db, last, (written) => written === token, insert, 'fail');
     });
   }
 

@@ -1,4 +1,4 @@
-import { newProperties, type Entity, type Value } from '@entia/domain';
+import { indexed, newProperties, type Entity, type Value } from '@entia/domain';
 import { DERIVED_FIELDS, fromDocument, toDocument } from '@entia/store';
 import { BSON, ObjectId } from 'mongodb';
 
@@ -36,7 +36,7 @@ describe('codec: every value type survives entity → document → entity', () =
     ['inherited right', { reference: PERSON, inherited: true }],
   ])('%s', (_, data) => {
     const entity = entityOf({ p: [value('p', data)] });
-    const document = toDocument(entity, 7, new Set());
+    const document = toDocument(indexed(entity, new Set()), 7);
     expect(fromDocument(document)).toEqual({ entity, version: 7 });
     expect(fromDocument(throughBson(document))).toEqual({ entity, version: 7 });
   });
@@ -47,12 +47,12 @@ describe('codec: every value type survives entity → document → entity', () =
       _type: [value('_type', { reference: TYPE })],
       _created: [value('_created', { datetime: AT, reference: PERSON })],
     });
-    expect(fromDocument(throughBson(toDocument(entity, 1, new Set(['name'])))).entity).toEqual(entity);
+    expect(fromDocument(throughBson(toDocument(indexed(entity, new Set(['name'])), 1))).entity).toEqual(entity);
   });
 
   it('reads a property named like an Object.prototype member back as its values', () => {
     const entity = entityOf({ constructor: [value('constructor', { string: 'x' })], toString: [value('toString', { number: 1 })] });
-    expect(fromDocument(throughBson(toDocument(entity, 1, new Set()))).entity).toEqual(entity);
+    expect(fromDocument(throughBson(toDocument(indexed(entity, new Set()), 1))).entity).toEqual(entity);
   });
 });
 
@@ -60,7 +60,7 @@ describe('codec: the stored form of each value field', () => {
   it('stores ids and references as ObjectIds, datetimes and creation times as dates, the rest as given', () => {
     const created = { datetime: '2024-05-01T10:00:00.500Z', reference: TARGET };
     const stored = value('x', created);
-    const document = toDocument(entityOf({ x: [stored], n: [value('n', { number: 3, language: 'en' })] }), 1, new Set());
+    const document = toDocument(indexed(entityOf({ x: [stored], n: [value('n', { number: 3, language: 'en' })] }), new Set()), 1);
     expect(document._id).toEqual(new ObjectId(ENTITY));
     expect(document.x).toEqual([
       {
@@ -77,7 +77,7 @@ describe('codec: the stored form of each value field', () => {
 
   it('stores a file value as its three fields', () => {
     const file = value('f', { filename: 'a.png', filesize: 9, filetype: 'image/png' });
-    expect(toDocument(entityOf({ f: [file] }), 1, new Set()).f[0]).toEqual({
+    expect(toDocument(indexed(entityOf({ f: [file] }), new Set()), 1).f[0]).toEqual({
       _id: new ObjectId(file._id),
       type: 'f',
       filename: 'a.png',
@@ -98,7 +98,7 @@ describe('codec: the derived fields are rebuilt from the properties', () => {
   const size = value('size', { number: 42 });
   const file = value('f', { filename: 'x.pdf', filesize: 5, filetype: 'application/pdf' });
   const entity = entityOf({ name: [a, b], _sharing: [sharing], _owner: [owner], link: [link], other: [again], size: [size], f: [file] });
-  const document = toDocument(entity, 3, new Set(['name', 'size']));
+  const document = toDocument(indexed(entity, new Set(['name', 'size'])), 3);
 
   it('names exactly the documented derived fields', () => {
     expect(Object.keys(document).filter((key) => key.startsWith('__')).sort()).toEqual([...DERIVED_FIELDS].sort());
@@ -139,7 +139,7 @@ describe('codec: the derived fields are rebuilt from the properties', () => {
   });
 
   it('an entity without values has empty derived fields', () => {
-    const empty = toDocument(entityOf({}), 1, new Set(['name']));
+    const empty = toDocument(indexed(entityOf({}), new Set(['name'])), 1);
     expect(empty).toEqual({ _id: new ObjectId(ENTITY), __v: 1, __read: expect.any(Array), __vids: [], __refs: [], __q: [], __sort: {}, __av: [] });
   });
 });

@@ -1,4 +1,4 @@
-import { newProperties, parseReferenceQuery, type Entity, type Value } from '@entia/domain';
+import { indexed, newProperties, parseReferenceQuery, type Entity, type Value } from '@entia/domain';
 import { Store, newId, type EntityCollection, type OutboxEntry } from '@entia/store';
 
 // The compare-and-set primitive and the reference_query match, against the test stack's
@@ -32,7 +32,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
   };
 
   async function inserted(stored: Entity = named('first')): Promise<Entity> {
-    await entities.insert([stored], none, [], 'token-0');
+    await entities.insert([{ stored: indexed(stored, none()) }], 'token-0');
     return stored;
   }
 
@@ -40,7 +40,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
     it.each(['keep', 'replace', 'tombstone', 'purge'] as const)('%s at a stale version is refused and changes nothing', async (kind) => {
       const stored = await inserted();
       const before = await entities.raw(stored._id);
-      const next = kind === 'replace' ? { kind, entity: { ...named('second'), _id: stored._id }, searchable: none() } : { kind };
+      const next = kind === 'replace' ? { kind, stored: indexed({ ...named('second'), _id: stored._id }, none()) } : { kind };
       expect(await entities.commit(stored._id, 2, next, outbox(), 'token-1')).toBe(false);
       expect(await entities.raw(stored._id)).toEqual(before);
     });
@@ -59,7 +59,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
 
     it('keep without outbox entries clears the outbox delivered', async () => {
       const stored = named('first');
-      await entities.insert([stored], none, outbox(), 'token-0');
+      await entities.insert([{ stored: indexed(stored, none()), outbox: outbox() }], 'token-0');
       expect((await entities.stored(stored._id))?.outbox).toHaveLength(1);
       expect(await entities.commit(stored._id, 1, { kind: 'keep' }, [], 'token-1')).toBe(true);
       expect(await entities.stored(stored._id)).toEqual({ entity: stored, version: 2, outbox: [], deleted: false });
@@ -68,7 +68,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
     it('replace: the new entity and its derived fields, at the next version', async () => {
       const stored = await inserted();
       const next = { ...named('renamed'), _id: stored._id };
-      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: next, searchable: new Set(['name']) }, [], 'token-1')).toBe(true);
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', stored: indexed(next, new Set(['name'])) }, [], 'token-1')).toBe(true);
       expect(await versioned(stored._id)).toEqual({ entity: next, version: 2 });
       const raw = await entities.raw(stored._id);
       expect(raw?.__q).toContain('renamed');
@@ -80,8 +80,8 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
       const stored = await inserted();
       const first = { ...named('one'), _id: stored._id };
       const second = { ...named('two'), _id: stored._id };
-      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: first, searchable: none() }, [], 'token-1')).toBe(true);
-      expect(await entities.commit(stored._id, 1, { kind: 'replace', entity: second, searchable: none() }, [], 'token-2')).toBe(false);
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', stored: indexed(first, none()) }, [], 'token-1')).toBe(true);
+      expect(await entities.commit(stored._id, 1, { kind: 'replace', stored: indexed(second, none()) }, [], 'token-2')).toBe(false);
       expect(await versioned(stored._id)).toEqual({ entity: first, version: 2 });
       expect(await entities.lastWrite(stored._id)).toBe('token-1');
     });

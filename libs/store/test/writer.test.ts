@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Entity } from '@entia/domain';
+import { indexed, type Entity } from '@entia/domain';
 import { EntityWriter, RedisLeases, Store, newId, queryFailure } from '@entia/store';
 import { DroppingProxy } from './dropping-proxy';
 
@@ -33,14 +33,14 @@ describe('EntityWriter when the connection drops during a commit', () => {
   const nameOf = async (id: string) => (await store.entities(db).get(id))?.entity.properties.name?.[0]?.string;
   const rename = (id: string, name: string) =>
     writer.update(db, id, async (current) => ({
-      next: { kind: 'replace', entity: { _id: id, properties: { name: [{ ...current!.entity.properties.name![0]!, string: name }] } }, searchable: new Set() },
+      next: { kind: 'replace', stored: indexed({ _id: id, properties: { name: [{ ...current!.entity.properties.name![0]!, string: name }] } }, new Set()) },
       outcome: name,
     }));
 
   it('answers a create that was stored, though its answer was lost, as stored', async () => {
     const entity = named('kept');
     const dropped = proxy.drop('insert', 'answer');
-    await expect(writer.create(db, entity, new Set(), {})).resolves.toBeUndefined();
+    await expect(writer.create(db, indexed(entity, new Set()), {})).resolves.toBeUndefined();
     await dropped;
     expect(await nameOf(entity._id)).toBe('kept');
   });
@@ -48,15 +48,32 @@ describe('EntityWriter when the connection drops during a commit', () => {
   it('fails a create whose request was lost as unreachable, with nothing stored', async () => {
     const entity = named('never');
     const dropped = proxy.drop('insert', 'request');
-    const failure = await writer.create(db, entity, new Set(), {}).then(() => undefined, (error: unknown) => error);
+    const failure = await writer.create(db, indexed(entity, new Set()), {}).then(() => undefined, (error: unknown) => error);
     await dropped;
     expect(queryFailure(failure)).toBe('unreachable');
     expect(await nameOf(entity._id)).toBeUndefined();
   });
 
+  it('answers a batch of creates that was stored, though its answer was lost, as stored', async () => {
+    const batch = [named('one'), named('two'), named('three')];
+    const dropped = proxy.drop('insert', 'answer');
+    await expect(writer.createMany(db, batch.map((entity) => ({ stored: indexed(entity, new Set()) })))).resolves.toBeUndefined();
+    await dropped;
+    expect(await Promise.all(batch.map((entity) => nameOf(entity._id)))).toEqual(['one', 'two', 'three']);
+  });
+
+  it('fails a batch of creates whose request was lost as unreachable, with none of them stored', async () => {
+    const batch = [named('never 1'), named('never 2')];
+    const dropped = proxy.drop('insert', 'request');
+    const failure = await writer.createMany(db, batch.map((entity) => ({ stored: indexed(entity, new Set()) }))).then(() => undefined, (error: unknown) => error);
+    await dropped;
+    expect(queryFailure(failure)).toBe('unreachable');
+    expect(await Promise.all(batch.map((entity) => nameOf(entity._id)))).toEqual([undefined, undefined]);
+  });
+
   it('answers an update that was stored, though its answer was lost, as stored', async () => {
     const entity = named('before');
-    await writer.create(db, entity, new Set(), {});
+    await writer.create(db, indexed(entity, new Set()), {});
     const dropped = proxy.drop('update', 'answer');
     await expect(rename(entity._id, 'after')).resolves.toBe('after');
     await dropped;
@@ -65,7 +82,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
 
   it('tries an update whose request was lost once more, under its lease, and stores it', async () => {
     const entity = named('before');
-    await writer.create(db, entity, new Set(), {});
+    await writer.create(db, indexed(entity, new Set()), {});
     const dropped = proxy.drop('update', 'request');
     await expect(rename(entity._id, 'after')).resolves.toBe('after');
     await dropped;

@@ -1,3 +1,4 @@
+import { indexed } from '@entia/domain';
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { pino } from 'pino';
 import request from 'supertest';
@@ -103,7 +104,7 @@ describe('/aggregate', () => {
       const entities = api.deps.store.entities(t.db);
       const stored = (await entities.get(id))!;
       stored.entity.properties.total![0]!.number = 999;
-      expect(await entities.commit(id, stored.version, { kind: 'replace', entity: stored.entity, searchable: new Set() }, [], 'by-hand')).toBe(true);
+      expect(await entities.commit(id, stored.version, { kind: 'replace', stored: indexed(stored.entity, new Set()) }, [], 'by-hand')).toBe(true);
 
       const res = await request(api.app).post(`/api/${t.db}/aggregate`).set('Authorization', t.owner.auth);
       expect(res.status).toBe(202);

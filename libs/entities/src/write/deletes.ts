@@ -26,7 +26,7 @@ export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: strin
       };
     }),
   );
-  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, id, done.values);
   return { deleted: true };
 }
@@ -44,18 +44,19 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       const compiled = schema.typeOf(typeOf(current.entity.properties));
       const { properties: remaining, removed } = removeValue(current.entity, valueId, caller, compiled.definitions);
       const stamp = { at: new Date().toISOString(), by: caller.personId };
-      const { entity } = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
+      const next = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
+      const { entity } = next;
       const outbox = outboxOf(tenant, schema, current.entity, entity, [removed]);
       await invalidate(deps, tenant, entity);
       return {
-        next: { kind: 'replace' as const, entity, searchable: compiled.searchable },
+        next: { kind: 'replace' as const, stored: next },
         add: outbox,
         revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
         outcome: { entity, outbox, removed },
       };
     }),
   );
-  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, holder, [done.removed]);
   return { deleted: true };
 }

@@ -32,12 +32,21 @@ export function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefi
  * and cached the old state under the new token; that one must not fail a stored write, so it is
  * logged (docs/decisions.md: the argument for read-your-own-writes).
  */
-export const invalidate = (deps: EntitiesDeps, tenant: Tenant, entity: Entity) => deps.generations.touch(tenant.name, [entity._id], isSchemaEntity(tenant, entity));
+export const invalidate = (deps: EntitiesDeps, tenant: Tenant, ...entities: Entity[]) =>
+  deps.generations.touch(tenant.name, entities.map((entity) => entity._id), entities.some((entity) => isSchemaEntity(tenant, entity)));
+
+/** An entity as a write left it, and the work it left for the worker. */
+export interface Written {
+  entity: Entity;
+  outbox: readonly OutboxEntry[];
+}
 
 /** After the commit: nothing here can fail the request, the write stands and its effects are recorded. */
-export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, entity: Entity, outbox: readonly OutboxEntry[]): Promise<void> {
-  await invalidate(deps, tenant, entity).catch((err: unknown) => {
-    deps.logger.error({ err, db: tenant.name, entity: entity._id }, 'could not invalidate cached copies after a write');
+export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written: Written[]): Promise<void> {
+  const ids = written.map(({ entity }) => entity._id);
+  await invalidate(deps, tenant, ...written.map(({ entity }) => entity)).catch((err: unknown) => {
+    deps.logger.error({ err, db: tenant.name, entity: ids.length === 1 ? ids[0] : ids }, 'could not invalidate cached copies after a write');
   });
-  if (outbox.length > 0) await scheduleSettle(deps, tenant.name, [entity._id], 0);
+  const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
+  if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);
 }

@@ -1,23 +1,20 @@
 import {
-  DEFAULT_LIMITS,
   applyWrite,
   findValue,
   groupByProperty,
   isObjectId,
   materialise,
   typeOf,
-  type Caller,
   type CompiledType,
   type Entity,
   type Properties,
-  type PropertyDefinition,
   type Value,
+  type StoredEntity,
   type ValueInput,
   type WriteContext,
   type WriteResult,
 } from '@entia/domain';
 import { newId } from '@entia/store';
-import { generateApiKey } from '../api-keys';
 import { checkAgainstDatabase } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { isDefinition, schemaOf } from '../definitions';
@@ -28,22 +25,11 @@ import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, invalidate, outboxOf } from './effects';
 import { removeAgainLater } from '../files';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
+import { writeContext } from './context';
 
 export interface WriteOutcome {
   _id: string;
   properties: Record<string, Value[]>;
-}
-
-function context(deps: EntitiesDeps, caller: Required<Caller>, definitions: ReadonlyMap<string, PropertyDefinition>, isPerson: boolean): WriteContext {
-  return {
-    caller,
-    now: new Date().toISOString(),
-    newId,
-    definitions,
-    limits: { ...DEFAULT_LIMITS, maxStringLength: deps.settings.maxStringLength, maxFileSize: deps.settings.maxFileBytes },
-    isPerson,
-    newApiKey: generateApiKey,
-  };
 }
 
 /**
@@ -56,11 +42,11 @@ function completed(
   targets: ReadonlyMap<string, Properties>,
   type: CompiledType,
   ctx: WriteContext,
-): { entity: Entity; written: Value[] } {
+): { stored: StoredEntity; written: Value[] } {
   const stored = materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId: ctx.newId });
   // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
   const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(stored.entity.properties, value._id) ?? value)));
-  return { entity: stored.entity, written: [...written, ...stored.computed] };
+  return { stored, written: [...written, ...stored.computed] };
 }
 
 /** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
@@ -77,15 +63,16 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
   const schema = await schemaOf(deps, tenant);
   const type = schema.typeOf(knownType);
   const id = newId();
-  const ctx = { ...context(deps, caller, type.definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const ctx = { ...writeContext(deps, caller, type.definitions, knownType === tenant.record.meta.person), newEntityId: id };
   const result = applyWrite(undefined, items, ctx);
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
-  const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+  const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+  const { entity } = stored;
   const outbox = outboxOf(tenant, schema, undefined, entity, []);
   const keys = await keyRecords(deps, tenant, id, result);
   await invalidate(deps, tenant, entity);
-  await deps.writer.create(tenant.name, entity, type.searchable, { add: outbox, keys });
-  await afterCommit(deps, tenant, entity, outbox);
+  await deps.writer.create(tenant.name, stored, { add: outbox, keys });
+  await afterCommit(deps, tenant, { entity, outbox });
   return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
 
@@ -109,21 +96,22 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
     const schema = await schemaOf(deps, tenant);
     const typeId = typeOf(current.entity.properties);
     const type = schema.typeOf(typeId);
-    const ctx = context(deps, caller, type.definitions, typeId === tenant.record.meta.person);
+    const ctx = writeContext(deps, caller, type.definitions, typeId === tenant.record.meta.person);
     const result = applyWrite(current.entity, items, ctx);
     const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
-    const { entity, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+    const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+    const { entity } = next;
     const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed);
     const keys = await keyRecords(deps, tenant, id, result);
     await invalidate(deps, tenant, entity);
     return {
-      next: { kind: 'replace' as const, entity, searchable: type.searchable },
+      next: { kind: 'replace' as const, stored: next },
       add: outbox,
       keys,
       outcome: { entity, values, outbox, removed: result.removed },
     };
   });
-  await afterCommit(deps, tenant, done.entity, done.outbox);
+  await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, id, done.removed);
   return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, done.values)) };
 }
