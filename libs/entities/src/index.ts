@@ -1,6 +1,7 @@
 export type { EntitiesDeps, FailureLog, Objects, SettleDeps, WriteSettings } from './deps';
 export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
+export { liveKey, signInWithApiKey, type SignIn } from './sign-in';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
 export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 export { settleEntity, type Settled } from './settle';

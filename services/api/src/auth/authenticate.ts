@@ -1,11 +1,13 @@
 import type { RequestHandler, Response } from 'express';
 import type { Store } from '@entia/store';
-import { HttpProblem } from '../http/problem';
-import { liveKey } from './live-key';
+import { unauthenticated } from '@entia/domain';
+import { liveKey } from '@entia/entities';
+import { problemOf } from '../http/error-handler';
+import type { HttpProblem } from '../http/problem';
 import { tokenKey, verifyToken, type Grant } from './tokens';
 
-export const unauthorized = (detail: string) =>
-  new HttpProblem(401, 'unauthorized', 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="entia"' });
+/** A 401 decided here rather than by a use case: answered as the domain's `unauthenticated`. */
+export const unauthorized = (detail: string) => problemOf(unauthenticated(detail));
 
 /**
  * Remembers for a short while whether an API key still opens its database (`liveKey`: not revoked,

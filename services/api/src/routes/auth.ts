@@ -1,8 +1,7 @@
-import { AuthResultSchema, DATABASE_SPELLING_PATTERN, first } from '@entia/domain';
+import { AuthResultSchema, DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
-import { hashApiKey } from '@entia/entities';
-import { liveKey } from '../auth/live-key';
+import { signInWithApiKey } from '@entia/entities';
 import { signToken, tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -33,16 +32,10 @@ export function authRoutes(deps: Deps): Route[] {
       handler: async ({ query, req, res }) => {
         const match = KEY.exec(req.headers.authorization ?? '');
         if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
-        const hash = hashApiKey(match[1]!);
-        // Revoked, its person gone, or a person it depends on gone: one answer for all (issue 14).
-        const live = await liveKey(deps.store, hash);
-        if (!live) throw unauthorized('Unknown or revoked API key.');
-        const { key, person } = live;
-        if (query.db !== undefined && query.db !== key.db) throw unauthorized(`This API key has no account in database "${query.db}".`);
-        const name = first(person.properties, 'name')?.string ?? '';
+        const { kid, db, person } = await signInWithApiKey(deps.store, match[1]!, query.db);
         res.json({
-          accounts: [{ _id: key.db, name: key.db, user: { _id: key.person, name } }],
-          token: signToken({ accounts: { [key.db]: key.person }, kid: hash }, signingKey),
+          accounts: [{ _id: db, name: db, user: person }],
+          token: signToken({ accounts: { [db]: person._id }, kid }, signingKey),
         });
       },
     }),

@@ -1,0 +1,37 @@
+import { first, keyIsLive, unauthenticated, type Entity } from '@entia/domain';
+import type { KeyRecord, Store } from '@entia/store';
+import { hashApiKey } from './api-keys';
+
+/**
+ * An indexed API key that still opens its database, with its person: undefined when the key was
+ * revoked, its person deleted, or a person it depends on deleted (issue 14: rights follow people).
+ * One control read and one read of at most `MAX_KEY_SPONSORS + 1` entities by primary key.
+ */
+export async function liveKey(store: Store, hash: string): Promise<{ key: KeyRecord; person: Entity } | undefined> {
+  const key = await store.registry.key(hash);
+  if (!key) return undefined;
+  const found = await store.entities(key.db).many([key.person, ...(key.sponsors ?? [])]);
+  return keyIsLive(key, (id) => found.has(id)) ? { key, person: found.get(key.person)! } : undefined;
+}
+
+/** What an API key opens (interface §5): its database and the person it acts as there. */
+export interface SignIn {
+  /** The key's hash: the token names it, so revoking the key ends the token. */
+  kid: string;
+  db: string;
+  person: { _id: string; name: string };
+}
+
+/**
+ * The exchange of an API key (`GET /api/auth`), up to the token the caller signs: the key must be
+ * live and, when `db` is asked for, open that database. One refusal for revoked, unknown and
+ * orphaned keys alike, so a refusal tells nothing of which.
+ */
+export async function signInWithApiKey(store: Store, apiKey: string, db: string | undefined): Promise<SignIn> {
+  const kid = hashApiKey(apiKey);
+  const live = await liveKey(store, kid);
+  if (!live) throw unauthenticated('Unknown or revoked API key.');
+  const { key, person } = live;
+  if (db !== undefined && db !== key.db) throw unauthenticated(`This API key has no account in database "${db}".`);
+  return { kid, db: key.db, person: { _id: key.person, name: first(person.properties, 'name')?.string ?? '' } };
+}
