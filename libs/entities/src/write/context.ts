@@ -1,4 +1,16 @@
-import { DEFAULT_LIMITS, type Caller, type PropertyDefinition, type WriteContext } from '@entia/domain';
+import {
+  DEFAULT_LIMITS,
+  isObjectId,
+  materialise,
+  type Caller,
+  type CompiledType,
+  type Entity,
+  type Materialised,
+  type Properties,
+  type PropertyDefinition,
+  type ValueInput,
+  type WriteContext,
+} from '@entia/domain';
 import { newId } from '@entia/store';
 import { generateApiKey } from '../api-keys';
 import type { EntitiesDeps } from '../deps';
@@ -20,4 +32,15 @@ export function writeContext(
     isPerson,
     newApiKey: generateApiKey,
   };
+}
+
+/** The type a create's values name, when it is an id at all (the write rules refuse anything else). */
+export function requestedType(values: readonly ValueInput[]): string | undefined {
+  const typeId = values.find((item) => item.type === '_type')?.reference;
+  return typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+}
+
+/** The entity a write leaves, as stored: materialised with the write's stamp (its moment and caller). */
+export function materialiseWrite(entity: Entity, type: CompiledType, targets: ReadonlyMap<string, Properties>, ctx: WriteContext): Materialised {
+  return materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId: ctx.newId });
 }

@@ -2,8 +2,6 @@ import {
   DomainError,
   applyWrite,
   invalid,
-  isObjectId,
-  materialise,
   type CompiledType,
   type Properties,
   type StoredEntity,
@@ -19,7 +17,7 @@ import type { Schema } from '../schema';
 import { keyRecords } from '../keys';
 import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, invalidate, outboxOf, type Written } from './effects';
-import { writeContext } from './context';
+import { materialiseWrite, requestedType, writeContext } from './context';
 import type { ImportSession } from './import-session';
 
 /** One entity to import: its values as a create takes them. */
@@ -87,8 +85,7 @@ function decide(deps: EntitiesDeps, tenant: Tenant, schema: Schema, input: Impor
   const caller = signedIn(tenant);
   const { meta } = tenant.record;
   try {
-    const typeId = input.values.find((item) => item.type === '_type')?.reference;
-    const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+    const knownType = requestedType(input.values);
     if (knownType === meta.property) throw invalid('Property definitions are not imported: create them one by one.');
     const type = schema.typeOf(knownType);
     const id = newId();
@@ -107,7 +104,7 @@ async function built(tenant: Tenant, schema: Schema, { id, type, ctx, result }: 
   } catch (error) {
     throw refusalOf(index, error);
   }
-  const stored = materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId });
+  const stored = materialiseWrite(entity, type, targets, ctx);
   return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, []) };
 }
 

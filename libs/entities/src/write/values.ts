@@ -2,8 +2,6 @@ import {
   applyWrite,
   findValue,
   groupByProperty,
-  isObjectId,
-  materialise,
   typeOf,
   type CompiledType,
   type Entity,
@@ -18,14 +16,13 @@ import { newId } from '@entia/store';
 import { checkAgainstDatabase } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { isDefinition, schemaOf } from '../definitions';
-import { withUploads } from '../files';
+import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, invalidate, outboxOf } from './effects';
-import { removeAgainLater } from '../files';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
-import { writeContext } from './context';
+import { materialiseWrite, requestedType, writeContext } from './context';
 
 export interface WriteOutcome {
   _id: string;
@@ -43,7 +40,7 @@ function completed(
   type: CompiledType,
   ctx: WriteContext,
 ): { stored: StoredEntity; written: Value[] } {
-  const stored = materialise({ entity, type, targets, stamp: { at: ctx.now, by: ctx.caller.personId }, newId: ctx.newId });
+  const stored = materialiseWrite(entity, type, targets, ctx);
   // Written references as stored, with their labels (other written values are as the response shows them: a new API key in plain text).
   const written = result.written.map((value) => (value.reference === undefined ? value : (findValue(stored.entity.properties, value._id) ?? value)));
   return { stored, written: [...written, ...stored.computed] };
@@ -52,8 +49,7 @@ function completed(
 /** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
 export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
   signedIn(tenant);
-  const typeId = items.find((item) => item.type === '_type')?.reference;
-  const knownType = typeof typeId === 'string' && isObjectId(typeId) ? typeId : undefined;
+  const knownType = requestedType(items);
   if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, () => insertEntity(deps, tenant, items, knownType)));
   return inTurn(() => insertEntity(deps, tenant, items, knownType));
 }
