@@ -161,6 +161,12 @@ export const ConfigSchema = Type.Object({
     maximum: 600000,
     description: 'How often the worker settles entities whose derived data a lost or failed job left pending (marks older than this).',
   }),
+  HISTORY_RETENTION_DAYS: Type.Number({
+    default: 90,
+    minimum: 0,
+    maximum: 36500,
+    description: 'How long the history of a deleted entity stays readable by its last owners; the worker removes it after that (checked hourly). Fractions of a day are allowed.',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     default: 15000,
     minimum: 0,

@@ -4,6 +4,7 @@ export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } 
 export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
 export { FieldErrorSchema, ProblemSchema } from './wire/problem';
 export { AccountSchema, AuthResultSchema } from './wire/auth';
+export { ChangeSchema, HistorySchema } from './wire/history';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, conflict, invalid, forbidden, notFound, unauthenticated, type DomainErrorKind, type FieldError } from './errors';
 export { first, isFileValue, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
@@ -45,3 +46,4 @@ export { effectsOf, materialise, type Effect, type EntityReads, type Materialise
 export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';
 export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';
+export { CREATED, DELETED, changesOf, mayReadGone, parseInstant, propertiesAt, type Author, type Change } from './history';

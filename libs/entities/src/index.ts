@@ -14,3 +14,5 @@ export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuil
 export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';
 export { IMPORT_BATCH, entityBuilder, importEntities, type ImportInput, type ImportOptions } from './write/import';
 export { ImportSession } from './write/import-session';
+export { entityAt, entityHistory } from './history';
+export { expireHistory } from './expire-history';

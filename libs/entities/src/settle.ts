@@ -4,6 +4,7 @@ import { refreshed } from './refresh';
 import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
+import { historyEntry, historyOf, recordHistory } from './write/effects';
 
 export interface Settled {
   /** The entity as it is now; undefined when it does not exist. */
@@ -37,6 +38,9 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
     case 'delete-objects':
       for (const key of entry.keys) await deps.objects.remove(key);
       return { marked: [], cutOff: false };
+    case 'history':
+      await deps.store.history(db).record(entry.rows);
+      return { marked: [], cutOff: false };
     case 'reindex': {
       // Their search index follows the definitions, and their formulas may have changed.
       const marked: string[] = [];
@@ -62,6 +66,7 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
 export async function settleEntity(deps: SettleDeps, db: string, record: DatabaseRecord, id: string, depth: number): Promise<Settled> {
   const pending = deps.store.registry.pending;
   const marked: string[] = [];
+  let history: OutboxEntry[] = [];
   const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
     const marks = await pending.of(db, id);
     if (!stored) return { next: { kind: 'keep' }, settles: marks, outcome: { entity: undefined, changed: false, cutOff: false } };
@@ -89,13 +94,20 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     const type = typeOf(properties);
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
+    // Recorded like a person's change (its outbox entry delivered by the next settle), marked as the worker's.
+    history = historyEntry(historyOf(schema, stored.entity, entity, { author: { at: new Date().toISOString(), worker: true }, version: stored.version + 1 }));
     return {
       next: { kind: 'replace', stored: next },
       delivered,
+      add: history,
       settles: marks,
       outcome: { entity, changed: true, cutOff },
     };
   });
+  if (settled.changed && history.length > 0) {
+    await recordHistory(deps, db, history);
+    marked.push(id);
+  }
   if (settled.changed) {
     await deps.generations.touch(db, [id], isSchemaType(record.meta, typeOf(settled.entity!.properties))).catch((err: unknown) => {
       deps.logger.error({ err, db, entity: id }, 'could not invalidate cached copies after settling');

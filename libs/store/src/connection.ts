@@ -1,6 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import { ControlDb } from './control';
 import { EntityCollection } from './entities';
+import { HistoryCollection } from './history';
 
 export interface StoreOptions {
   url: string;
@@ -87,6 +88,15 @@ export class Store {
       this.collections.set(name, collection);
     }
     return collection;
+  }
+
+  history(name: string): HistoryCollection {
+    return new HistoryCollection(this.database(name), this.options.timeoutMs);
+  }
+
+  /** Builds the indexes a tenant database lacks (its entities' and its history's); resolves with the names built. */
+  async ensureTenantIndexes(name: string): Promise<string[]> {
+    return [...(await this.entities(name).ensureIndexes()), ...(await this.history(name).ensureIndexes())];
   }
 
   async ping(): Promise<void> {

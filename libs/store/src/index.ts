@@ -2,7 +2,7 @@ export { Store, type StoreOptions } from './connection';
 export { ControlDb, type DatabaseRecord, type KeyRecord } from './control';
 export { DatabaseRecords } from './records';
 export { EntityCollection, type NewEntity, type Next, type Stored, type Versioned } from './entities';
-export { API_KEY_INDEXES, ENTITY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
+export { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
 export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
 export { newId } from './ids';
 export { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
@@ -11,3 +11,4 @@ export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from 
 export { PendingWork, type PendingMark } from './pending';
 export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
+export { HistoryCollection, type HistoryRow } from './history';

@@ -20,6 +20,12 @@ export const ENTITY_INDEXES: readonly IndexDefinition[] = [
   { key: { '__sort._created.datetime.max': 1, _id: 1 }, name: 'created_desc' },
 ];
 
+/** A tenant's `history`: an entity's changes in version order; deletions by age (the retention). */
+export const HISTORY_INDEXES: readonly IndexDefinition[] = [
+  { key: { entity: 1, v: -1, _id: -1 }, name: 'entity_version' },
+  { key: { type: 1, at: 1 }, name: 'deletions' },
+];
+
 /** The control database's `api_keys` collection: a person's keys by value id. */
 export const API_KEY_INDEXES: readonly IndexDefinition[] = [{ key: { db: 1, value: 1 }, name: 'value' }];
 

@@ -1,4 +1,5 @@
 import type { EntityChanged } from '@entia/domain';
+import type { HistoryRow } from './history';
 
 /**
  * Work a write leaves for the worker, stored in the same document write as the change itself
@@ -11,4 +12,6 @@ export type OutboxEntry =
   /** Remove the objects of file values that are gone. */
   | { id: string; kind: 'delete-objects'; keys: string[] }
   /** A definition changed: rebuild the derived fields of its types' entities. */
-  | { id: string; kind: 'reindex'; types: string[] };
+  | { id: string; kind: 'reindex'; types: string[] }
+  /** Record these changes in the history (the same rows the write recorded at once, if it could). */
+  | { id: string; kind: 'history'; rows: HistoryRow[] };

@@ -7,6 +7,12 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  */
 export type Drop = 'answer' | 'request';
 
+function int32(n: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeInt32LE(n);
+  return bytes;
+}
+
 interface Armed {
   marker: Buffer;
   drop: Drop;
@@ -45,10 +51,15 @@ export class DroppingProxy {
     return `mongodb://127.0.0.1:${address.port}/?directConnection=true`;
   }
 
-  /** Cuts the connection of the next `command` as `drop` says; resolves once that happened. */
-  drop(command: string, drop: Drop): Promise<void> {
+  /**
+   * Cuts the connection of the next `command` (on `collection` only, when given: its value is the
+   * command's first element, a BSON string) as `drop` says; resolves once that happened.
+   */
+  drop(command: string, drop: Drop, collection?: string): Promise<void> {
+    const name = Buffer.concat([Buffer.from([0x02]), Buffer.from(command), Buffer.from([0])]);
+    const on = collection === undefined ? [] : [int32(Buffer.byteLength(collection) + 1), Buffer.from(collection), Buffer.from([0])];
     return new Promise((happened) => {
-      this.armed = { marker: Buffer.concat([Buffer.from([0x02]), Buffer.from(command), Buffer.from([0])]), drop, happened };
+      this.armed = { marker: Buffer.concat([name, ...on]), drop, happened };
     });
   }
 

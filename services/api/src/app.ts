@@ -17,6 +17,7 @@ import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
 import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
+import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
 import { Tenants } from './tenancy';
 import { version } from './version';
@@ -50,6 +51,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
+    ...historyRoutes(deps, tenants),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

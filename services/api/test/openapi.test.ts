@@ -76,6 +76,7 @@ describe('the OpenAPI document', () => {
       getEntity: optional,
       getProperty: optional,
       getEntityPending: optional,
+      getEntityHistory: optional,
       queryEntities: optional,
       createEntity: required,
       addValues: required,

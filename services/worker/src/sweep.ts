@@ -1,5 +1,6 @@
 import { settleEntity, type SettleDeps } from '@entia/entities';
 import type { DatabaseRecords } from '@entia/store';
+import { runPeriodically } from './periodic';
 
 // Marks read per round; a backlog larger than this takes several rounds.
 const BATCH = 200;
@@ -36,22 +37,5 @@ export async function sweepOnce(deps: SweepDeps, olderThanMs: number): Promise<n
 
 /** Runs `sweepOnce` every `intervalMs` (and once at start) until stopped; rounds never overlap. */
 export function startSweeper(deps: SweepDeps, intervalMs: number): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const round = () => {
-    running = sweepOnce(deps, intervalMs)
-      .catch((err: unknown) => deps.logger.error({ err }, 'sweep failed; trying again next round'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(round, intervalMs);
-      });
-  };
-  round();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return runPeriodically(() => sweepOnce(deps, intervalMs), intervalMs, (err) => deps.logger.error({ err }, 'sweep failed; trying again next round'));
 }

@@ -1,5 +1,5 @@
 import type { Config } from '@entia/config';
-import { SchemaCache } from '@entia/entities';
+import { SchemaCache, expireHistory } from '@entia/entities';
 import { Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
 import { Worker, type Job } from 'bullmq';
 import type { Registry } from 'prom-client';
@@ -9,8 +9,12 @@ import { readinessProbe, type WorkerReadiness } from './readiness';
 import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
 import { startSweeper } from './sweep';
+import { runPeriodically } from './periodic';
 import { DatabaseRecords, EntityWriter, RedisLeases, Store } from '@entia/store';
 import { ObjectStore } from '@entia/files';
+
+// The retention is counted in days: looking once an hour keeps an expired history at most an hour too long.
+const HISTORY_EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface RunningWorker {
   worker: Worker;
@@ -61,6 +65,11 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
   const sweeper = startSweeper(deps, config.SWEEP_INTERVAL_MS);
+  const historyExpiry = runPeriodically(
+    () => expireHistory(store, config.HISTORY_RETENTION_DAYS).then((expired) => expired > 0 && logger.info({ expired }, 'expired the history of deleted entities')),
+    HISTORY_EXPIRY_INTERVAL_MS,
+    (err) => logger.error({ err }, 'could not expire history; trying again next round'),
+  );
 
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
   let closing = false;
@@ -75,6 +84,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     async close() {
       closing = true;
       await sweeper.stop();
+      await historyExpiry.stop();
       // While Redis is away no job can be acknowledged (nor the connections closed politely), and
       // BullMQ's close would wait for it indefinitely: stop waiting then. Jobs not acknowledged
       // are taken up again once their locks expire (the jobs are written to run again safely).

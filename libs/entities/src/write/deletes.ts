@@ -16,7 +16,8 @@ export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: strin
       const current = addressable(tenant, stored, id, false);
       assertMayDelete(current.entity.properties, caller);
       const values = Object.values(current.entity.properties).flat();
-      const outbox = outboxOf(tenant, await schemaOf(deps, tenant), current.entity, undefined, values);
+      const author = { at: new Date().toISOString(), by: caller.personId };
+      const outbox = outboxOf(tenant, await schemaOf(deps, tenant), current.entity, undefined, values, { author, version: current.version + 1 });
       await invalidate(deps, tenant, current.entity);
       return {
         next: { kind: 'tombstone' as const },
@@ -46,7 +47,7 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       const stamp = { at: new Date().toISOString(), by: caller.personId };
       const next = materialise({ entity: { _id: holder, properties: remaining }, type: compiled, targets: new Map(), stamp, newId });
       const { entity } = next;
-      const outbox = outboxOf(tenant, schema, current.entity, entity, [removed]);
+      const outbox = outboxOf(tenant, schema, current.entity, entity, [removed], { author: stamp, version: current.version + 1 });
       await invalidate(deps, tenant, entity);
       return {
         next: { kind: 'replace' as const, stored: next },

@@ -1,5 +1,5 @@
-import { effectsOf, type Effect, type Entity, type Value } from '@entia/domain';
-import { newId, type OutboxEntry } from '@entia/store';
+import { DELETED, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value } from '@entia/domain';
+import { newId, type HistoryRow, type OutboxEntry } from '@entia/store';
 import type { EntitiesDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
 import { objectKeysOf } from '../files';
@@ -19,10 +19,52 @@ function entryOf(tenant: Tenant, entityId: string, effect: Effect): OutboxEntry 
   }
 }
 
-/** What the write leaves for the worker (`effectsOf`), committed with it (SPEC §9). */
-export function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
+/** Who made a write and which version of the entity it makes: what its history rows say. */
+export interface Recorded {
+  author: Author;
+  version: number;
+}
+
+/**
+ * The history rows of a change from `before` to `after` (issue 16): one per value added,
+ * overwritten, replaced or deleted, or the deletion with the owners who may still read them.
+ */
+export function historyOf(schema: Schema, before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded): HistoryRow[] {
+  const entity = (after ?? before)!;
+  const definitions = schema.definitionsOf(typeOf(entity.properties));
+  const isList = (name: string) => definitionOf(name, definitions)?.list ?? true;
+  return changesOf(before?.properties, after?.properties, author, isList).map((change) => ({
+    ...change,
+    id: newId(),
+    entity: entity._id,
+    version,
+    ...(change.type === DELETED ? { owners: referencesOf(before!.properties, '_owner') } : {}),
+  }));
+}
+
+/** The history rows as an outbox entry: recorded at once after the commit, and by the worker if that failed. */
+export function historyEntry(rows: HistoryRow[]): OutboxEntry[] {
+  return rows.length > 0 ? [{ id: newId(), kind: 'history', rows }] : [];
+}
+
+/**
+ * What the write leaves for the worker (`effectsOf`, SPEC §9) and its history, committed with it:
+ * no acknowledged change can be missing from history.
+ */
+export function outboxOf(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[], recorded: Recorded): OutboxEntry[] {
   const entityId = (after ?? before)!._id;
-  return effectsOf(schema, tenant.record.meta, before, after, gone).map((effect) => entryOf(tenant, entityId, effect));
+  return [
+    ...effectsOf(schema, tenant.record.meta, before, after, gone).map((effect) => entryOf(tenant, entityId, effect)),
+    ...historyEntry(historyOf(schema, before, after, recorded)),
+  ];
+}
+
+/** Records the history rows among `outbox` now, so that a reader sees them at once; the worker's delivery is the guarantee. Never throws. */
+export async function recordHistory(deps: Pick<EntitiesDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<void> {
+  const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
+  await deps.store.history(db).record(rows).catch((err: unknown) => {
+    deps.logger.error({ err, db }, 'could not record history now; the worker records it');
+  });
 }
 
 /**
@@ -47,6 +89,7 @@ export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written
   await invalidate(deps, tenant, ...written.map(({ entity }) => entity)).catch((err: unknown) => {
     deps.logger.error({ err, db: tenant.name, entity: ids.length === 1 ? ids[0] : ids }, 'could not invalidate cached copies after a write');
   });
+  await recordHistory(deps, tenant.name, written.flatMap(({ outbox }) => outbox));
   const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
   if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);
 }

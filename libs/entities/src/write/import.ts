@@ -105,7 +105,8 @@ async function built(tenant: Tenant, schema: Schema, { id, type, ctx, result }: 
     throw refusalOf(index, error);
   }
   const stored = materialiseWrite(entity, type, targets, ctx);
-  return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, []) };
+  const recorded = { author: { at: ctx.now, by: ctx.caller.personId }, version: 1 };
+  return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, [], recorded) };
 }
 
 async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], first: number, session: ImportSession | undefined): Promise<string[]> {

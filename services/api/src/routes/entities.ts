@@ -1,12 +1,12 @@
 import { callerTags, parseListQuery } from '@entia/domain';
-import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, existingId, getEntity, getValue, listEntities } from '@entia/entities';
+import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenant, Tenants } from '../tenancy';
-import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityList, ListQuery, PropsQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
+import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityList, EntityQuery, ListQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
   400: { description: 'Invalid input; `errors` points at each offending value.' },
@@ -89,15 +89,16 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       method: 'get',
       path: '/api/{db}/entity/{id}',
       operationId: 'getEntity',
-      summary: 'An entity with its values (only `props` when given).',
+      summary: 'An entity with its values (only `props` when given); with `at`, as it was then.',
       tags: ['entities'],
       params: DbIdPath,
-      query: PropsQuery,
+      query: EntityQuery,
       responses: { 200: { description: 'The entity.', schema: EntityAnswer }, ...errors },
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'entity');
         const props = query.props?.split(',');
+        if (query.at !== undefined) return sendUncached(req, res, await entityAt(deps, tenant, id, query.at, props));
         const variant = JSON.stringify([viewOf(tenant), props ?? null]);
         const rendered = await cache.render(tenant.name, id, variant, () => getEntity(tenant, id, props));
         sendRendered(req, res, rendered);

@@ -4,6 +4,7 @@ import {
   DeletedSchema,
   EntityListSchema,
   EntitySchema,
+  HistorySchema,
   FILTER_KEY_PATTERN,
   MAX_IN,
   MAX_LIMIT,
@@ -31,17 +32,27 @@ export const EntityBody = EntitySchema;
 export const EntityList = EntityListSchema;
 export const WriteResponse = WriteResultSchema;
 export const Deleted = DeletedSchema;
+export const History = HistorySchema;
 /** One entity, wrapped: the answer of reading or recomputing one. */
 export const EntityAnswer = Type.Object({ entity: EntityBody });
 
 export const ValuesBody = Type.Array(ValueInput, { minItems: 1, maxItems: 1000, description: 'Values to write, all or nothing.' });
 
-export const PropsQuery = Type.Object(
+const Props = Type.Optional(
+  Type.String({
+    pattern: propertyListPattern(100),
+    description: 'Comma-separated property names to return (with _id); _created may be named.',
+  }),
+);
+
+/** Reading one entity: `props`, and `at` for the entity as it was then (from its history). */
+export const EntityQuery = Type.Object(
   {
-    props: Type.Optional(
+    props: Props,
+    at: Type.Optional(
       Type.String({
-        pattern: propertyListPattern(100),
-        description: 'Comma-separated property names to return (with _id); _created may be named.',
+        maxLength: 64,
+        description: 'ISO 8601 date and time with an offset: the entity as it was then, with the rights it has now (404 before its creation).',
       }),
     ),
   },

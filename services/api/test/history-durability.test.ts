@@ -1,0 +1,77 @@
+import { startWorker, type RunningWorker } from '@entia/worker';
+import { pino } from 'pino';
+import request from 'supertest';
+import { DroppingProxy } from '../../../libs/store/test/dropping-proxy';
+import { eventually } from './eventually';
+import { testApi, type TestApi } from './support';
+import { testTenant, type TestTenant } from './tenant';
+
+// Issue 16: a change is in history even when recording it right after the commit failed and the
+// queued job that would follow up is gone: the rows travel in the entity's outbox, committed with
+// the change, and the worker's sweep delivers them.
+describe('history survives a failed recording and a wiped Redis', () => {
+  jest.setTimeout(120_000);
+
+  let proxy: DroppingProxy;
+  let api: TestApi;
+  let t: TestTenant;
+  let book: string;
+  let worker: RunningWorker | undefined;
+
+  beforeAll(async () => {
+    proxy = await DroppingProxy.start(process.env.MONGODB_URL!);
+    // The API talks to the database through the proxy; no worker runs until the test starts one.
+    api = testApi({ MONGODB_URL: proxy.url, SWEEP_INTERVAL_MS: '1000' });
+    t = await testTenant(api);
+    book = await t.defineType('book', [{ name: 'title', type: 'string' }]);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await t.close();
+    await api.close();
+    await proxy.close();
+  });
+
+  const changesOf = async (id: string) => {
+    const res = await request(api.app).get(`/api/${t.db}/entity/${id}/history`).set('Authorization', t.owner.auth);
+    expect(res.status).toBe(200);
+    return res.body.changes as Array<{ type: string; old?: { string?: string }; new?: { string?: string } }>;
+  };
+
+  /** Removes every key of this API's queues, leases and cache tokens, as a Redis restarted empty would have none. */
+  async function wipeRedis(): Promise<void> {
+    const keys = await api.deps.redis.keys(`${api.deps.config.REDIS_PREFIX}*`);
+    if (keys.length > 0) await api.deps.redis.del(...keys);
+    expect(await api.deps.redis.keys(`${api.deps.config.REDIS_PREFIX}*`)).toEqual([]);
+  }
+
+  it('records a create and a change whose history writes were lost, exactly once, once the worker runs', async () => {
+    // The create is stored; the history rows it records right after are lost on the way.
+    const lostCreate = proxy.drop('insert', 'request', 'history');
+    const created = await t.create([{ type: '_type', reference: book }, { type: 'title', string: 'Dune' }]);
+    expect(created.status).toBe(201);
+    await lostCreate;
+    const id = created.body._id as string;
+    expect(await changesOf(id)).toEqual([]);
+
+    const lostChange = proxy.drop('insert', 'request', 'history');
+    const renamed = await request(api.app).post(`/api/${t.db}/entity/${id}`).set('Authorization', t.owner.auth).send([{ type: 'title', string: 'Dune Messiah' }]);
+    expect(renamed.status).toBe(200);
+    await lostChange;
+    expect(await changesOf(id)).toEqual([]);
+
+    // The settle jobs that would deliver the outbox are gone with Redis' data.
+    await wipeRedis();
+    worker = startWorker(api.deps.config, pino({ level: 'silent' }));
+    const changes = await eventually(() => changesOf(id), (now) => now.some((c) => c.type === 'title' && c.old !== undefined));
+    const titles = changes.filter((c) => c.type === 'title');
+    expect(titles.map((c) => [c.old?.string ?? null, c.new?.string ?? null])).toEqual([
+      ['Dune', 'Dune Messiah'],
+      [null, 'Dune'],
+    ]);
+    expect(changes.filter((c) => c.type === '_created')).toHaveLength(1);
+    // Delivered again by later settles, still recorded once.
+    await request(api.app).post(`/api/${t.db}/entity/${id}/aggregate`).set('Authorization', t.owner.auth).expect(200);
+    expect(await changesOf(id)).toEqual(changes);
+  });
+});
