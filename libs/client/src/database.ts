@@ -1,6 +1,6 @@
 import type { EntiaClient, RequestOptions } from './client';
 import { queryBody, queryString } from './query';
-import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, Value, ValueInput, WriteResult } from './types';
+import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /** Longest path `listEntities` sends as a GET, well below the server's 16 KiB for the request line and headers. */
@@ -30,10 +30,22 @@ export class EntiaDatabase {
     return this.client.request('POST', `${this.base}/entity`, values, options);
   }
 
-  /** `GET /api/{db}/entity/{id}`; `props` limits the properties returned. */
-  getEntity(id: string, options: { props?: string[] } = {}): Promise<{ entity: Entity }> {
-    const query = queryString({ props: options.props });
+  /**
+   * `GET /api/{db}/entity/{id}`; `props` limits the properties returned; `at` asks for the entity as
+   * it was at that moment (from its history, with the rights it has now; 404 before it existed).
+   */
+  getEntity(id: string, options: { props?: string[]; at?: Date | string } = {}): Promise<{ entity: Entity }> {
+    const at = options.at instanceof Date ? options.at.toISOString() : options.at;
+    const query = queryString({ props: options.props, at });
     return this.client.request('GET', `${this.entityPath(id)}${query}`);
+  }
+
+  /**
+   * `GET /api/{db}/entity/{id}/history`: its changes, newest first (`limit`, default 100, and
+   * `skip` page them; `count` is all of them): who set, overwrote or deleted which value, when.
+   */
+  history(id: string, options: { limit?: number; skip?: number } = {}): Promise<History> {
+    return this.client.request('GET', `${this.entityPath(id)}/history${queryString(options)}`);
   }
 
   /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */

@@ -1,6 +1,8 @@
 import type {
   AccountSchema,
   AuthResultSchema,
+  ChangeSchema,
+  HistorySchema,
   DeletedSchema,
   EntityListSchema,
   EntitySchema,
@@ -36,6 +38,12 @@ export type WriteResult = Static<typeof WriteResultSchema>;
 export type EntityList = Static<typeof EntityListSchema>;
 
 export type Deleted = Static<typeof DeletedSchema>;
+
+/** One change of an entity: `type` the property (or `_created`/`_deleted`), `old` and `new` its value before and after; `by` null and `worker` true for the worker's. */
+export type Change = Static<typeof ChangeSchema>;
+
+/** One page of an entity's history, newest first; `count` is every change. */
+export type History = Static<typeof HistorySchema>;
 
 /** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
 export interface Aggregation {

@@ -44,11 +44,18 @@ describe('the client against the real API', () => {
     const dune = await db.createEntity([{ type: '_type', reference: book._id }, { type: 'title', string: 'Dune' }]);
     expect(valuesOf((await db.getEntity(dune._id)).entity, 'title')[0]).toMatchObject({ string: 'Dune' });
 
+    const first = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const changed = await db.addValues(dune._id, [{ type: 'title', string: 'Dune Messiah' }]);
     expect(changed.properties.title?.[0]?.string).toBe('Dune Messiah');
     const title = valuesOf((await db.getEntity(dune._id, { props: ['title'] })).entity, 'title');
     expect(title.map((v) => v.string)).toEqual(['Dune Messiah']);
     expect(await db.getProperty(title[0]!._id)).toMatchObject({ string: 'Dune Messiah' });
+    // Its history, and the entity as it was before the change.
+    const history = await db.history(dune._id, { limit: 1 });
+    expect(history.changes).toEqual([expect.objectContaining({ type: 'title', by: created.personId, old: expect.objectContaining({ string: 'Dune' }), new: expect.objectContaining({ string: 'Dune Messiah' }) })]);
+    expect(history.count).toBeGreaterThan(1);
+    expect(valuesOf((await db.getEntity(dune._id, { at: first })).entity, 'title').map((v) => v.string)).toEqual(['Dune']);
 
     expect(await db.deleteEntity(dune._id)).toEqual({ deleted: true });
     const gone = await db.getEntity(dune._id).catch((error: unknown) => error);
