@@ -45,3 +45,4 @@ export { effectsOf, materialise, type Effect, type EntityReads, type Materialise
 export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';
 export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';
+export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitions, type CopiedValue, type DuplicateRequest } from './duplicate';
