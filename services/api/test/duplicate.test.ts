@@ -1,3 +1,4 @@
+import { EntiaClient, EntiaError } from '@entia/client';
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { MongoNetworkError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
@@ -507,6 +508,23 @@ describe('duplicate (POST /api/{db}/entity/{id}/duplicate)', () => {
       expect(listed.body.count).toBe(91);
       for (const e of listed.body.entities as Entity[]) expect(strings(e.tags)).toEqual(['a', 'b']);
     }, 60_000);
+  });
+
+  describe('the client', () => {
+    it('duplicate(id, {count, ignoredProperties}) over a real socket; a refusal is an EntiaError with the status', async () => {
+      const id = await newBook([{ type: 'title', string: 'Client' }, { type: 'tags', string: 'x' }]);
+      const db = new EntiaClient({ baseUrl: t.baseUrl, apiKey: t.owner.apiKey, db: t.db }).db();
+      const { entities } = await db.duplicate(id, { count: 2, ignoredProperties: ['tags'] });
+      expect(entities).toHaveLength(2);
+      for (const copy of entities) {
+        expect(copy.properties.title!.map((v) => v.string)).toEqual(['Client']);
+        expect(copy.properties.tags).toBeUndefined();
+      }
+      expect((await db.duplicate(id)).entities).toHaveLength(1);
+      const refused = await db.duplicate(id, { ignoredProperties: ['_type'] }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(EntiaError);
+      expect((refused as EntiaError).status).toBe(400);
+    });
   });
 
   /** Keys of the objects under `prefix`, listed in storage itself. */
