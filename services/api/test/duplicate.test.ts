@@ -1,4 +1,5 @@
 import { EntiaClient, EntiaError } from '@entia/client';
+import { StorageUnavailableError } from '@entia/files';
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { MongoNetworkError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
@@ -248,6 +249,23 @@ describe('duplicate (POST /api/{db}/entity/{id}/duplicate)', () => {
       expect((await types()).body.count).toBe(before);
     });
 
+    it('refuses a copy a create would refuse: a reference that no longer matches its reference_query (400), nothing written', async () => {
+      const shelfType = await t.defineType('shelf', [{ name: 'title', type: 'string' }]);
+      const holds = await t.defineProperty(shelfType, { name: 'holds', type: 'reference' });
+      const target = await newBook([{ type: 'title', string: 'Held' }]);
+      const created = await t.create([{ type: '_type', reference: shelfType }, { type: 'holds', reference: target }]);
+      expect(created.status).toBe(201);
+      const narrowed = await request(api.app).post(`/api/${t.db}/entity/${holds}`).set('Authorization', t.owner.auth).send([{ type: 'reference_query', string: 'title.string=Other' }]);
+      expect(narrowed.status).toBe(200);
+      const res = await duplicate(created.body._id, { count: 2 });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toMatch(/reference_query/);
+      const listed = await request(api.app).get(`/api/${t.db}/entity?_type.reference=${shelfType}&limit=0`).set('Authorization', t.owner.auth);
+      expect(listed.body.count).toBe(1);
+      // Leaving the reference out, it duplicates.
+      expect((await duplicate(created.body._id, { ignoredProperties: ['holds'] })).status).toBe(201);
+    });
+
     it('refuses a copy a create would refuse: a mandatory property the source lacks (400), nothing written', async () => {
       const typeId = await t.defineType('strict', [{ name: 'title', type: 'string' }]);
       const created = await t.create([{ type: '_type', reference: typeId }, { type: 'title', string: 'old' }]);
@@ -494,6 +512,36 @@ describe('duplicate (POST /api/{db}/entity/{id}/duplicate)', () => {
       expect(leftovers.flat()).toEqual([]);
       // And the source still duplicates.
       expect((await duplicate(id, {})).status).toBe(201);
+    }, 60_000);
+
+    it('object storage failing half-way through the copies of the bytes: 503, nothing stored, the objects copied so far removed', async () => {
+      const bytes = randomBytes(100);
+      const created = await t.create([{ type: '_type', reference: book }, { type: 'title', string: 'Storage' }, { type: 'photo', filename: 'a.bin', filesize: bytes.length, filetype: 'application/octet-stream' }]);
+      const id = created.body._id as string;
+      const up = created.body.properties.photo[0].upload;
+      expect((await fetch(up.url, { method: 'PUT', headers: up.headers, body: bytes })).status).toBe(200);
+      const before = await books();
+      const objects = api.deps.objects;
+      const copy = objects.copy.bind(objects);
+      const copied: string[] = [];
+      let calls = 0;
+      // Real copies of the first 5 objects, then storage "goes away".
+      objects.copy = async (from, to) => {
+        if (++calls > 5) throw new StorageUnavailableError('storage away (injected by the test)');
+        const done = await copy(from, to);
+        if (done) copied.push(to);
+        return done;
+      };
+      let res: request.Response;
+      try {
+        res = await duplicate(id, { count: 20 });
+      } finally {
+        objects.copy = copy;
+      }
+      expect(res.status).toBe(503);
+      expect(copied).toHaveLength(5);
+      expect(await books()).toBe(before);
+      expect(await Promise.all(copied.map((key) => objects.exists(key)))).toEqual(copied.map(() => false));
     }, 60_000);
 
     it('duplicates in parallel all land, each whole', async () => {

@@ -52,8 +52,9 @@ const UNDO_MS = 5000;
  * each created by the create rules (docs/decisions.md "Duplicate"): the caller owns them, the
  * references must resolve for the caller, `_parent` needs `_expander` on each parent, `mandatory`
  * and `reference_query` hold. File values get objects of their own, copied in storage. All or
- * nothing: the objects are copied first, the copies inserted in one `createMany`; a failed insert
- * has the copies it may have stored removed, and the objects with them.
+ * nothing: every rule is asked before anything is written; then the objects are copied, and the
+ * copies inserted in one `createMany`; a failed insert has the copies it may have stored removed,
+ * and the objects with them.
  */
 export async function duplicateEntity(deps: EntitiesDeps, tenant: Tenant, id: string, request: DuplicateRequest): Promise<DuplicateOutcome> {
   const caller = signedIn(tenant);
@@ -65,18 +66,21 @@ export async function duplicateEntity(deps: EntitiesDeps, tenant: Tenant, id: st
   const now = new Date().toISOString();
   const isPerson = typeOf(source.properties) === tenant.record.meta.person;
   const decided = Array.from({ length: request.count }, () => decide(deps, tenant, type, values, isPerson, now));
-  // One read of what the copies reference (they all reference the same entities).
-  const targets = await targetsOf(tenant, [...new Set(wantedBy(decided[0]!.result, caller))], schema.types);
+  // The copies differ only in their ids: they reference the same entities, as the same caller,
+  // under the same type. So what they reference is read once, and the rules that need other
+  // entities (references readable, `_parent` needs `_expander`, `reference_query`) are asked once:
+  // their answer is the same for every copy (a `reference_query` is a query per reference).
+  const first = decided[0]!;
+  const targets = await targetsOf(tenant, [...new Set(wantedBy(first.result, caller))], schema.types);
+  await checkAgainstTargets(tenant, { _id: first.id, properties: first.result.properties }, first.result, caller, type, targets);
   const present = await uploadedSources(deps, tenant, source, values);
-  const copies: Copy[] = [];
+  const copies = decided.map((one) => built(tenant, schema, type, one, targets, values, present));
   const keys: KeyRecord[] = [];
-  for (const one of decided) {
-    copies.push(await built(tenant, schema, type, one, targets, values, present));
-    keys.push(...(await keyRecords(deps, tenant, one.id, one.result)));
-  }
+  for (const one of decided) keys.push(...(await keyRecords(deps, tenant, one.id, one.result)));
+  // Before anything is stored (a failure here leaves nothing to undo), as for every write.
+  await invalidate(deps, tenant, ...copies.map(({ entity }) => entity));
   await copyObjects(deps, copies);
   try {
-    await invalidate(deps, tenant, ...copies.map(({ entity }) => entity));
     await deps.writer.createMany(tenant.name, copies, keys);
   } catch (error) {
     await undo(deps, tenant, copies);
@@ -108,11 +112,11 @@ async function uploadedSources(deps: EntitiesDeps, tenant: Tenant, source: Entit
 }
 
 /**
- * A decided copy checked against its targets and materialised, with its outbox, the values its
+ * A decided copy (checked against its targets) materialised, with its outbox, the values its
  * answer shows, and its file objects to copy. `applyWrite` writes the items in order, one value
  * each, before the values it adds (`_owner`, `_created`): value `i` is the copy of item `i`.
  */
-async function built(
+function built(
   tenant: Tenant,
   schema: Schema,
   type: CompiledType,
@@ -120,9 +124,8 @@ async function built(
   targets: ReadonlyMap<string, Entity['properties']>,
   values: readonly CopiedValue[],
   present: ReadonlyMap<string, string>,
-): Promise<Copy> {
+): Copy {
   const entity = { _id: id, properties: result.properties };
-  await checkAgainstTargets(tenant, entity, result, ctx.caller, type, targets);
   const stored = materialiseWrite(entity, type, targets, ctx);
   const objects = values.flatMap(({ item, source }, index) => {
     const copy = result.written[index]!;
