@@ -384,6 +384,20 @@ describe('duplicate (POST /api/{db}/entity/{id}/duplicate)', () => {
       expect(refs(await entity(owned.body.entities[0]._id), '_parent')).toEqual([parent]);
     });
 
+    it('inherited rights are not copied but recomputed by the worker from the copied _parent and _inheritrights', async () => {
+      const parent = await newBook([{ type: 'title', string: 'Shared parent' }, { type: '_viewer', reference: viewer.id }]);
+      const id = await newBook([{ type: 'title', string: 'Inheriting' }, { type: '_parent', reference: parent }, { type: '_inheritrights', boolean: true }]);
+      await eventually(() => get(id, viewer.auth), (res) => res.status === 200);
+      const res = await duplicate(id, {});
+      expect(res.status).toBe(201);
+      const copyId = res.body.entities[0]._id as string;
+      // The answer holds no right but the caller's ownership: the inherited viewer comes from the worker.
+      expect(res.body.entities[0].properties._viewer).toBeUndefined();
+      const seen = await eventually(() => get(copyId, viewer.auth), (r) => r.status === 200);
+      expect(refs(seen.body.entity, '_viewer')).toEqual([viewer.id]);
+      expect((seen.body.entity._viewer as (Value & { inherited?: true })[])[0]!.inherited).toBe(true);
+    }, 60_000);
+
     it('a reference the caller cannot read: 400 (a copy the caller could not have created), nothing written', async () => {
       const secret = await newBook([{ type: 'title', string: 'Secret' }]);
       const id = await newBook([{ type: 'friend', reference: secret }, { type: '_viewer', reference: viewer.id }]);
