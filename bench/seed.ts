@@ -108,7 +108,7 @@ function writeDeps(store: Store): EntitiesDeps & { disconnect(): void } {
     logger: { error: quiet },
     generations,
     schemas: new SchemaCache(store, generations),
-    objects: { remove: noFiles, presignUpload: noFiles, presignDownload: noFiles, exists: noFiles },
+    objects: { remove: noFiles, presignUpload: noFiles, presignDownload: noFiles, exists: noFiles, copy: noFiles },
     settings: { maxStringLength: DEFAULT_LIMITS.maxStringLength, maxFileBytes: DEFAULT_LIMITS.maxFileSize, uploadUrlTtlSeconds: 60 },
     disconnect: () => redis.disconnect(),
   };

@@ -3,6 +3,12 @@ import { queryBody, queryString } from './query';
 import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
+/** What `duplicate` asks for: how many copies, and which properties they leave out. */
+export interface DuplicateOptions {
+  count?: number;
+  ignoredProperties?: string[];
+}
+
 /** Longest path `listEntities` sends as a GET, well below the server's 16 KiB for the request line and headers. */
 export const MAX_GET_PATH = 8000;
 
@@ -51,6 +57,15 @@ export class EntiaDatabase {
   /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
   addValues(id: string, values: ValueInput[], options?: RequestOptions): Promise<WriteResult> {
     return this.client.request('POST', this.entityPath(id), values, options);
+  }
+
+  /**
+   * `POST /api/{db}/entity/{id}/duplicate`: `count` (1…100, default 1) copies of an entity the
+   * caller can read, all or none, each created by the create rules and owned by the caller;
+   * `ignoredProperties` are left out of the copies (docs/decisions.md "Duplicate").
+   */
+  duplicate(id: string, duplicate: DuplicateOptions = {}, options?: RequestOptions): Promise<{ entities: WriteResult[] }> {
+    return this.client.request('POST', `${this.entityPath(id)}/duplicate`, duplicate, options);
   }
 
   /** `DELETE /api/{db}/entity/{id}` (owner only). */

@@ -47,3 +47,4 @@ export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';
 export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';
 export { CREATED, DELETED, changesOf, mayReadGone, parseInstant, propertiesAt, type Author, type Change } from './history';
+export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitions, type CopiedValue, type DuplicateRequest } from './duplicate';

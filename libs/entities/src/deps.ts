@@ -28,6 +28,8 @@ export interface Objects {
   presignUpload(key: string, file: { filename: string; filesize: number; filetype: string }, expiresIn: number): Promise<UploadTarget>;
   presignDownload(key: string, filename: string, expiresIn: number): Promise<string>;
   exists(key: string): Promise<boolean>;
+  /** Copies an object server-side; false when `from` does not exist. */
+  copy(from: string, to: string): Promise<boolean>;
 }
 
 /** The configured bounds of a write. */

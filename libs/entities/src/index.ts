@@ -16,3 +16,4 @@ export { IMPORT_BATCH, entityBuilder, importEntities, type ImportInput, type Imp
 export { ImportSession } from './write/import-session';
 export { entityAt, entityHistory } from './history';
 export { expireHistory } from './expire-history';
+export { duplicateEntity, type DuplicateOutcome } from './write/duplicate';

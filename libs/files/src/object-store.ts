@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -216,6 +217,24 @@ export class ObjectStore {
       return true;
     } catch (error) {
       if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Copies an object within the bucket, server-side (S3 CopyObject: the bytes never pass through
+   * this process), with its content type and disposition. Resolves false when `from` does not
+   * exist (a file value that was never uploaded): nothing is copied then. Copying again over the
+   * same `to` writes the same bytes, so retries are safe.
+   */
+  async copy(from: string, to: string): Promise<boolean> {
+    try {
+      // The source key is a path `<bucket>/<key>`; our keys are `<db>/<id>/<id>` (safe characters), encoded anyway.
+      const source = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
+      await this.guard((options) => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: source, MetadataDirective: 'COPY' }), options));
+      return true;
+    } catch (error) {
+      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return false;
       throw error;
     }
   }

@@ -15,6 +15,7 @@ import { requestId } from './http/request-id';
 import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
+import { duplicateRoutes } from './routes/duplicate';
 import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
@@ -52,6 +53,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
     ...historyRoutes(deps, tenants),
+    ...duplicateRoutes(deps, tenants),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

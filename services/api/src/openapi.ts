@@ -138,7 +138,7 @@ function operation(route: Route): Json {
     tags: route.tags,
     security: requirements[securityOf(route)],
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(post ? [idempotencyKey] : [])],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: route.body } } } } : {}),
     responses,
   };
 }

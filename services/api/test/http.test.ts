@@ -154,6 +154,7 @@ describe('HTTP basics', () => {
           '/api/{db}/property/{id}',
           '/api/{db}/entity/{id}/aggregate',
           '/api/{db}/entity/{id}/pending',
+          '/api/{db}/entity/{id}/duplicate',
           '/api/{db}/aggregate',
           '/api/{db}/aggregate/{id}',
           '/api/openapi.json',

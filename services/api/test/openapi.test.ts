@@ -86,6 +86,7 @@ describe('the OpenAPI document', () => {
       aggregateEntityGet: required,
       aggregateDatabase: required,
       getAggregation: required,
+      duplicateEntity: required,
     });
   });
 

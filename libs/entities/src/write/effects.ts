@@ -1,4 +1,4 @@
-import { DELETED, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value } from '@entia/domain';
+import { DELETED, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
 import { newId, type HistoryRow, type OutboxEntry } from '@entia/store';
 import type { EntitiesDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
@@ -24,6 +24,9 @@ export interface Recorded {
   author: Author;
   version: number;
 }
+
+/** A write decided under `ctx` (by its caller, at its moment) that makes `version` of the entity. */
+export const recordedAs = (ctx: Pick<WriteContext, 'now' | 'caller'>, version: number): Recorded => ({ author: { at: ctx.now, by: ctx.caller.personId }, version });
 
 /**
  * The history rows of a change from `before` to `after` (issue 16): one per value added,

@@ -20,7 +20,7 @@ import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, invalidate, outboxOf } from './effects';
+import { afterCommit, invalidate, outboxOf, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
 
@@ -64,7 +64,7 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
-  const outbox = outboxOf(tenant, schema, undefined, entity, [], { author: { at: ctx.now, by: caller.personId }, version: 1 });
+  const outbox = outboxOf(tenant, schema, undefined, entity, [], recordedAs(ctx, 1));
   const keys = await keyRecords(deps, tenant, id, result);
   await invalidate(deps, tenant, entity);
   await deps.writer.create(tenant.name, stored, { add: outbox, keys });
@@ -97,7 +97,7 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
     const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
     const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
     const { entity } = next;
-    const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed, { author: { at: ctx.now, by: caller.personId }, version: current.version + 1 });
+    const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed, recordedAs(ctx, current.version + 1));
     const keys = await keyRecords(deps, tenant, id, result);
     await invalidate(deps, tenant, entity);
     return {

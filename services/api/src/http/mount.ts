@@ -79,7 +79,7 @@ function validation(route: Route): RequestHandler {
 
   return (req, res, next) => {
     // Express 5's req.query is a getter over the raw string: validate (and coerce) a copy.
-    const input: Record<Location, unknown> = { params: { ...req.params }, query: { ...req.query }, body: req.body };
+    const input: Record<Location, unknown> = { params: { ...req.params }, query: { ...req.query }, body: req.body ?? (route.optionalBody ? {} : undefined) };
     // A path whose parameters are outside their patterns names nothing that could exist: 404, as
     // for a well-formed id that is not there (SPEC §2), whatever else is wrong with the request.
     const [path] = checks.filter(({ location }) => location === 'params').map(({ check }) => check(input.params));

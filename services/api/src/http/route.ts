@@ -42,6 +42,8 @@ export interface Route<P extends TSchema | undefined = TSchema | undefined, Q ex
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may be left out (no bytes at all): it is then validated, and handled, as `{}`. */
+  optionalBody?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Probes and metrics are exempt so that a busy client cannot make a pod look dead. */
   rateLimited?: boolean;
