@@ -14,3 +14,4 @@ export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuil
 export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';
 export { IMPORT_BATCH, entityBuilder, importEntities, type ImportInput, type ImportOptions } from './write/import';
 export { ImportSession } from './write/import-session';
+export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type ThumbnailAnswer, type ThumbnailObjects, type ThumbnailSettings } from './thumbnails';
