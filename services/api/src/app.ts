@@ -18,6 +18,7 @@ import { aggregateRoutes } from './routes/aggregate';
 import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
 import { openApiRoute } from './routes/openapi';
+import { thumbnailRoutes } from './routes/thumbnails';
 import { Tenants } from './tenancy';
 import { version } from './version';
 
@@ -50,6 +51,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
+    ...thumbnailRoutes(deps, tenants),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,
