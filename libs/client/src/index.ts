@@ -13,6 +13,7 @@ export {
   type Entity,
   type EntityList,
   type EntityQuery,
+  type Thumbnail,
   type UploadTarget,
   type Value,
   type ValueInput,

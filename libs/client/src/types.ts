@@ -4,6 +4,7 @@ import type {
   DeletedSchema,
   EntityListSchema,
   EntitySchema,
+  ThumbnailSchema,
   UploadTargetSchema,
   ValueInputSchema,
   ValueSchema,
@@ -36,6 +37,9 @@ export type WriteResult = Static<typeof WriteResultSchema>;
 export type EntityList = Static<typeof EntityListSchema>;
 
 export type Deleted = Static<typeof DeletedSchema>;
+
+/** A square WebP thumbnail of an image file value, with a download `url` valid 60 s. */
+export type Thumbnail = Static<typeof ThumbnailSchema>;
 
 /** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
 export interface Aggregation {

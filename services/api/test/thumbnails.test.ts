@@ -1,3 +1,4 @@
+import { EntiaClient, EntiaError } from '@entia/client';
 import { THUMBNAIL_SIZES } from '@entia/domain';
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { randomBytes } from 'node:crypto';
@@ -287,6 +288,21 @@ describe('thumbnails of image file values (issue 16)', () => {
       expect(await api.deps.objects.stat(thumbKeyOf(entityId, photoId, 200))).toEqual(stored);
       // Only the sizes asked for exist.
       expect(await api.deps.objects.stat(thumbKeyOf(entityId, photoId, 400))).toBeUndefined();
+    });
+  });
+
+  describe('the client', () => {
+    it('thumbnail and entityThumbnail give a URL of the square WebP; a refusal is an EntiaError with its status', async () => {
+      const db = new EntiaClient({ baseUrl: t.baseUrl, apiKey: t.owner.apiKey, db: t.db }).db();
+      const jpeg = await (await stripes(300, 200, [GREEN], 'across')).jpeg().toBuffer();
+      const { entityId, photoId } = await albumWithPhoto(jpeg, 'client.jpg', 'image/jpeg');
+      for (const thumb of [await db.thumbnail(photoId, 100), await db.entityThumbnail(entityId, 100)]) {
+        expect(thumb).toMatchObject({ _id: photoId, filetype: 'image/webp', size: 100 });
+        const meta = await sharp((await download(thumb.url)).bytes).metadata();
+        expect([meta.format, meta.width, meta.height]).toEqual(['webp', 100, 100]);
+      }
+      await expect(db.thumbnail(photoId, 123)).rejects.toMatchObject({ status: 404 });
+      await expect(db.thumbnail(photoId, 123)).rejects.toBeInstanceOf(EntiaError);
     });
   });
 
