@@ -1,13 +1,18 @@
 /**
- * How long making one thumbnail takes, per source and size (issue 16): the rendering edge the API
- * runs on a first request (`imageInfo` + `renderThumbnail` of `@entia/files`: header read, centre
- * crop, scale, WebP encoding), on sources made here with sharp. Storage round trips (reading the
- * original, writing the thumbnail) come on top; they are the object store's latency.
+ * How long making one thumbnail takes, per source and size (issue 16):
+ *
+ * 1. the rendering edge the API runs on a first request (`imageInfo` + `renderThumbnail` of
+ *    `@entia/files`: header read, centre crop, scale, WebP encoding), on sources made here;
+ * 2. when object storage is configured (`S3_*`, e.g. from `.stack/env` of `entia-stack up`), the
+ *    whole of `Thumbnails.ensure` as a request runs it: the first call (HEAD, read the original,
+ *    render, write) and a second one (HEAD only: the stored thumbnail is served).
  *
  *   npm run bench:thumbnails [-- --iterations 10]
  */
 import { MAX_SOURCE_PIXELS, THUMBNAIL_SIZES, centredSquare } from '@entia/domain';
-import { imageInfo, renderThumbnail } from '@entia/files';
+import { Thumbnails } from '@entia/entities';
+import { ObjectStore, imageInfo, renderThumbnail } from '@entia/files';
+import { randomBytes } from 'node:crypto';
 import { availableParallelism, cpus } from 'node:os';
 import sharp from 'sharp';
 
@@ -64,7 +69,58 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+/** Part 2: `Thumbnails.ensure` against the configured object store, first and second call. */
+async function throughStorage(): Promise<void> {
+  const env = process.env;
+  if (!env.S3_ENDPOINT || !env.S3_ACCESS_KEY || !env.S3_SECRET_KEY) {
+    console.log('\n(no S3_ENDPOINT: the measure through object storage is skipped)');
+    return;
+  }
+  const objects = ObjectStore.fromSettings({
+    S3_ENDPOINT: env.S3_ENDPOINT,
+    S3_ACCESS_KEY: env.S3_ACCESS_KEY,
+    S3_SECRET_KEY: env.S3_SECRET_KEY,
+    S3_BUCKET: env.S3_BUCKET ?? 'entia',
+    S3_REGION: env.S3_REGION ?? 'us-east-1',
+    DEPENDENCY_TIMEOUT_MS: 5000,
+  });
+  await objects.ensureBucket();
+  const thumbnails = new Thumbnails(objects, { concurrency: 1, queue: 0, timeoutSeconds: 30, maxSourceBytes: 52428800 });
+  const run = `bench-thumbnails/${randomBytes(4).toString('hex')}`;
+  const made: string[] = [];
+  console.log(`\nThrough object storage (${env.S3_ENDPOINT}): Thumbnails.ensure, first call (HEAD, read, render, write) and second (HEAD)\n`);
+  console.log('| source | size | first: median ms | first: p95 ms | second: median ms |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [name, bytes] of (await sources()).slice(0, 3)) {
+    for (const size of THUMBNAIL_SIZES) {
+      const first: number[] = [];
+      const second: number[] = [];
+      for (let n = 0; n < iterations + 1; n += 1) {
+        const key = `${run}/${made.length}`;
+        await objects.write(key, bytes, 'application/octet-stream');
+        made.push(key);
+        const t0 = process.hrtime.bigint();
+        const { key: thumbnail } = await thumbnails.ensure(key, size);
+        const t1 = process.hrtime.bigint();
+        await thumbnails.ensure(key, size);
+        const t2 = process.hrtime.bigint();
+        made.push(thumbnail);
+        if (n > 0) {
+          first.push(Number(t1 - t0) / 1e6);
+          second.push(Number(t2 - t1) / 1e6);
+        }
+      }
+      first.sort((a, b) => a - b);
+      second.sort((a, b) => a - b);
+      console.log(`| ${name} | ${size} | ${quantile(first, 0.5).toFixed(1)} | ${quantile(first, 0.95).toFixed(1)} | ${quantile(second, 0.5).toFixed(1)} |`);
+    }
+  }
+  for (const key of made) await objects.remove(key);
+}
+
+main()
+  .then(throughStorage)
+  .catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
