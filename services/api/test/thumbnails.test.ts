@@ -393,6 +393,15 @@ describe('thumbnails of image file values (issue 16)', () => {
       refused(await valueThumb(hidden, 200), 422);
     });
 
+    it('an SVG, declared as such or as a PNG (never rendered: scripts, external references)', async () => {
+      const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><image href="http://169.254.169.254/x.png" width="100" height="100"/></svg>');
+      const entityId = await newAlbum();
+      for (const type of ['image/svg+xml', 'image/png']) {
+        const res = await valueThumb(await uploaded(entityId, 'scan', svg, 'drawing.svg', type), 200);
+        refused(res, 422);
+      }
+    });
+
     it('a decompression bomb: a small PNG declaring 30000×30000', async () => {
       const bomb = pngDeclaring(30_000, 30_000);
       expect(bomb.length).toBeLessThan(100);
