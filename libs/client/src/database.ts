@@ -1,6 +1,6 @@
 import type { EntiaClient, RequestOptions } from './client';
 import { queryBody, queryString } from './query';
-import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Value, ValueInput, WriteResult } from './types';
+import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /** What `duplicate` asks for: how many copies, and which properties they leave out. */
@@ -124,6 +124,19 @@ export class EntiaDatabase {
   /** `GET /api/{db}/property/{id}`: one value; a file value carries a short-lived download `url`. */
   getProperty(valueId: string): Promise<Value> {
     return this.client.request('GET', this.propertyPath(valueId));
+  }
+
+  /**
+   * `GET /api/{db}/property/{id}/thumbnail/{size}`: the square thumbnail of an image file value
+   * (sizes 50, 100, 200, 400, 800), made on first request; its `url` lives 60 s.
+   */
+  thumbnail(valueId: string, size: number): Promise<Thumbnail> {
+    return this.client.request('GET', `${this.propertyPath(valueId)}/thumbnail/${size}`);
+  }
+
+  /** `GET /api/{db}/entity/{id}/thumbnail/{size}`: the thumbnail of the entity's first `photo`. */
+  entityThumbnail(entityId: string, size: number): Promise<Thumbnail> {
+    return this.client.request('GET', `${this.entityPath(entityId)}/thumbnail/${size}`);
   }
 
   /** `DELETE /api/{db}/property/{id}`: one value; deleting an `_api_key` value revokes that key. */

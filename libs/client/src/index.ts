@@ -16,6 +16,7 @@ export {
   type EntityList,
   type EntityQuery,
   type History,
+  type Thumbnail,
   type UploadTarget,
   type Value,
   type ValueInput,

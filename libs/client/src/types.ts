@@ -6,6 +6,7 @@ import type {
   DeletedSchema,
   EntityListSchema,
   EntitySchema,
+  ThumbnailSchema,
   UploadTargetSchema,
   ValueInputSchema,
   ValueSchema,
@@ -44,6 +45,8 @@ export type Change = Static<typeof ChangeSchema>;
 
 /** One page of an entity's history, newest first; `count` is every change. */
 export type History = Static<typeof HistorySchema>;
+/** A square WebP thumbnail of an image file value, with a download `url` valid 60 s. */
+export type Thumbnail = Static<typeof ThumbnailSchema>;
 
 /** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
 export interface Aggregation {

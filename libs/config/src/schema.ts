@@ -106,6 +106,30 @@ export const ConfigSchema = Type.Object({
     maximum: 5368709120,
     description: 'Largest file value accepted (filesize), in bytes; 5 GiB is the most one S3 PUT takes.',
   }),
+  THUMBNAIL_CONCURRENCY: Type.Integer({
+    default: 2,
+    minimum: 1,
+    maximum: 64,
+    description: 'Thumbnails one API process renders at once.',
+  }),
+  THUMBNAIL_QUEUE: Type.Integer({
+    default: 16,
+    minimum: 0,
+    maximum: 10000,
+    description: 'Thumbnail requests one API process lets wait for a renderer; more, or a wait longer than THUMBNAIL_TIMEOUT_SECONDS, is 503 with Retry-After.',
+  }),
+  THUMBNAIL_TIMEOUT_SECONDS: Type.Integer({
+    default: 10,
+    minimum: 1,
+    maximum: 300,
+    description: 'Longest reading of a thumbnail\'s source and, apart, its rendering; a rendering that runs out is 422.',
+  }),
+  THUMBNAIL_MAX_SOURCE_BYTES: Type.Integer({
+    default: 52428800,
+    minimum: 1,
+    maximum: 1073741824,
+    description: 'Largest file a thumbnail is made of, in bytes; a larger one is 422.',
+  }),
   BODY_LIMIT_BYTES: Type.Integer({
     default: 1048576,
     minimum: 1024,

@@ -28,11 +28,12 @@ export function boundedErrors(errors: readonly FieldError[]): { shown: FieldErro
   return { shown, omitted: errors.length - shown.length };
 }
 
-export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict';
+export type DomainErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not-found' | 'conflict' | 'unprocessable';
 
 /**
  * A refusal decided by the rules, not a failure: the API turns `invalid` into 400,
- * `unauthenticated` into 401, `forbidden` into 403, `not-found` into 404 and `conflict` into 409,
+ * `unauthenticated` into 401, `forbidden` into 403, `not-found` into 404, `conflict` into 409 and
+ * `unprocessable` (well-formed, but the stored data cannot serve it: a file that is no image) into 422,
  * with the field errors as they are. A `conflict` may say when trying again makes sense.
  */
 export class DomainError extends Error {

@@ -1,4 +1,4 @@
-import { isFileValue as isFile, type Value } from '@entia/domain';
+import { isFileValue as isFile, thumbnailKeys, type Value } from '@entia/domain';
 import { objectKey, type UploadTarget } from '@entia/files';
 import type { EntitiesDeps } from './deps';
 
@@ -27,9 +27,15 @@ export function uploaded(deps: EntitiesDeps, db: string, entityId: string, value
   return deps.objects.exists(objectKey(db, entityId, value._id));
 }
 
-/** The object keys of the file values among `gone`: what the outbox asks the worker to remove. */
+/**
+ * The object keys of the file values among `gone`, each with the keys its thumbnails may have:
+ * what the outbox asks the worker to remove (removing a thumbnail never made is harmless).
+ */
 export function objectKeysOf(db: string, entityId: string, gone: readonly Value[]): string[] {
-  return gone.filter(isFile).map((value) => objectKey(db, entityId, value._id));
+  return gone.filter(isFile).flatMap((value) => {
+    const key = objectKey(db, entityId, value._id);
+    return [key, ...thumbnailKeys(key)];
+  });
 }
 
 /**

@@ -17,3 +17,4 @@ export { ImportSession } from './write/import-session';
 export { entityAt, entityHistory } from './history';
 export { expireHistory } from './expire-history';
 export { duplicateEntity, type DuplicateOutcome } from './write/duplicate';
+export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type ThumbnailAnswer, type ThumbnailObjects, type ThumbnailSettings } from './thumbnails';

@@ -41,6 +41,22 @@ function unreachable(error: unknown): boolean {
   return typeof code === 'string' && NETWORK_CODES.has(code);
 }
 
+/** What `stat` tells of a stored object. */
+export interface ObjectStat {
+  size: number;
+  etag: string;
+  lastModified: Date;
+}
+
+/** An object is larger than the caller would read; it was left unread. */
+export class ObjectTooLargeError extends Error {
+  override readonly name = 'ObjectTooLargeError';
+
+  constructor(readonly size: number, readonly limit: number) {
+    super(`object of ${size} bytes exceeds the limit of ${limit}`);
+  }
+}
+
 export interface FileMeta {
   filename: string;
   filesize: number;
@@ -118,9 +134,9 @@ export class ObjectStore {
    * keep-alive socket may still be retried once inside it), and turns "storage is away" into
    * `StorageUnavailableError`.
    */
-  private async guard<T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> {
+  private async guard<T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>, timeoutMs = this.options.timeoutMs): Promise<T> {
     try {
-      return await call({ abortSignal: AbortSignal.timeout(this.options.timeoutMs) });
+      return await call({ abortSignal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       if (unreachable(error)) throw new StorageUnavailableError('object storage did not answer', { cause: error });
       throw error;
@@ -237,6 +253,57 @@ export class ObjectStore {
       if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return false;
       throw error;
     }
+  }
+
+  /** The object's size, ETag and time of writing; undefined when there is none. */
+  async stat(key: string): Promise<ObjectStat | undefined> {
+    try {
+      const head = await this.guard((options) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), options));
+      return { size: head.ContentLength ?? 0, etag: head.ETag ?? '', lastModified: head.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * An object's bytes, or undefined when there is none. Never holds more than `maxBytes` in
+   * memory: a larger object is `ObjectTooLargeError`, left unread (its declared length decides, and
+   * the count of what arrives, should the length lie). The whole transfer is bounded by `timeoutMs`.
+   */
+  async read(key: string, maxBytes: number, timeoutMs = this.options.timeoutMs): Promise<Buffer | undefined> {
+    try {
+      return await this.guard(async (options) => {
+        const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), options);
+        const body = answer.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
+        if (body === undefined) return Buffer.alloc(0);
+        if ((answer.ContentLength ?? 0) > maxBytes) {
+          body.destroy?.();
+          throw new ObjectTooLargeError(answer.ContentLength!, maxBytes);
+        }
+        const chunks: Uint8Array[] = [];
+        let length = 0;
+        for await (const chunk of body) {
+          length += chunk.length;
+          if (length > maxBytes) {
+            body.destroy?.();
+            throw new ObjectTooLargeError(length, maxBytes);
+          }
+          chunks.push(chunk);
+        }
+        return Buffer.concat(chunks, length);
+      }, timeoutMs);
+    } catch (error) {
+      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Stores `bytes` under `key` (replacing what was there), private, of type `contentType`. */
+  async write(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    await this.guard((options) =>
+      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.length, ACL: 'private' }), options),
+    );
   }
 
   /** Removes an object; removing one that is not there succeeds (S3 semantics), so retries are safe. */

@@ -20,6 +20,7 @@ import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
+import { thumbnailRoutes } from './routes/thumbnails';
 import { Tenants } from './tenancy';
 import { version } from './version';
 
@@ -54,6 +55,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...aggregateRoutes(deps, tenants),
     ...historyRoutes(deps, tenants),
     ...duplicateRoutes(deps, tenants),
+    ...thumbnailRoutes(deps, tenants),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

@@ -155,6 +155,8 @@ describe('HTTP basics', () => {
           '/api/{db}/entity/{id}/aggregate',
           '/api/{db}/entity/{id}/pending',
           '/api/{db}/entity/{id}/duplicate',
+          '/api/{db}/entity/{id}/thumbnail/{size}',
+          '/api/{db}/property/{id}/thumbnail/{size}',
           '/api/{db}/aggregate',
           '/api/{db}/aggregate/{id}',
           '/api/openapi.json',

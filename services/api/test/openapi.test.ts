@@ -75,6 +75,8 @@ describe('the OpenAPI document', () => {
       listEntities: optional,
       getEntity: optional,
       getProperty: optional,
+      getEntityThumbnail: optional,
+      getPropertyThumbnail: optional,
       getEntityPending: optional,
       getEntityHistory: optional,
       queryEntities: optional,

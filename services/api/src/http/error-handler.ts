@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@entia/domain';
-import { QueryTooSlow } from '@entia/entities';
+import { QueryTooSlow, ThumbnailsBusy } from '@entia/entities';
 import { queryFailure } from '@entia/store';
 import { HttpProblem, problems, sendProblem } from './problem';
 import { unavailableDependency, unavailableProblem } from './unavailable';
@@ -12,6 +12,7 @@ const DOMAIN_STATUS = {
   forbidden: [403, 'forbidden', 'Forbidden'],
   'not-found': [404, 'not-found', 'Not Found'],
   conflict: [409, 'conflict', 'Conflict'],
+  unprocessable: [422, 'unprocessable', 'Unprocessable Content'],
 } as const;
 
 /** A refusal of the domain rules, as the HTTP problem it stands for: the one place they are mapped. */
@@ -61,6 +62,7 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
  */
 function overloaded(error: unknown): HttpProblem | undefined {
   if (error instanceof QueryTooSlow) return problems.unavailable(error.message);
+  if (error instanceof ThumbnailsBusy) return problems.unavailable(error.message);
   const failure = queryFailure(error);
   if (failure !== 'timeout' && failure !== 'busy') return undefined;
   return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');
