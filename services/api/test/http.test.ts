@@ -155,6 +155,7 @@ describe('HTTP basics', () => {
           '/api/{db}/entity/{id}/aggregate',
           '/api/{db}/entity/{id}/pending',
           '/api/{db}/entity/{id}/duplicate',
+          '/api/{db}/entity/{id}/history',
           '/api/{db}/entity/{id}/thumbnail/{size}',
           '/api/{db}/property/{id}/thumbnail/{size}',
           '/api/{db}/aggregate',
