@@ -171,7 +171,7 @@ describe('HTTP basics', () => {
       expect(create.requestBody.content['application/json'].schema).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
       expect(create.requestBody.content['application/json'].schema.items.properties.reference).toMatchObject({ pattern: '^[0-9a-f]{24}$' });
       expect(create.responses['201'].content['application/json'].schema.properties).toHaveProperty('properties');
-      expect(res.body.paths['/api/{db}/entity/{id}'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['db', 'id', 'props']);
+      expect(res.body.paths['/api/{db}/entity/{id}'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['db', 'id', 'props', 'at']);
       expect(create.requestBody.content['application/json'].schema.items).toMatchObject({ type: 'object', additionalProperties: false });
       expect(res.body.paths['/api/{db}/aggregate/{id}'].get.parameters).toEqual(
         expect.arrayContaining([expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ pattern: '^rebuild-[a-z][a-z0-9_]{2,62}-[0-9a-f]{32}$' }) })]),
