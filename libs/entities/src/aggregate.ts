@@ -27,7 +27,7 @@ export async function aggregateEntity(deps: EntitiesDeps, tenant: Tenant, reques
   signedIn(tenant);
   const id = existingId(requested, 'entity');
   await readable(tenant, id);
-  await inTurn(() => settleEntity(deps, tenant.name, tenant.record, id, 0));
+  await inTurn(() => settleEntity(deps, tenant.name, tenant.record, id, 0, { recompute: true }));
   // Read again: recomputation may have taken the caller's right away (inherited rights).
   return { entity: presentEntity((await readable(tenant, id)).entity) };
 }
@@ -67,7 +67,7 @@ export async function rebuildDatabase(deps: SettleDeps, db: string, record: Data
   let done = 0;
   await progress(done, total);
   for await (const ids of entities.allIds(100)) {
-    for (const id of ids) await settleEntity(deps, db, record, id, 1);
+    for (const id of ids) await settleEntity(deps, db, record, id, 1, { recompute: true });
     done += ids.length;
     await progress(done, total);
   }

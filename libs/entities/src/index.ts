@@ -4,7 +4,7 @@ export { generateApiKey, hashApiKey } from './api-keys';
 export { liveKey, signInWithApiKey, type SignIn } from './sign-in';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
 export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
-export { settleEntity, type Settled } from './settle';
+export { settleEntity, type SettleOptions, type Settled } from './settle';
 export { existingId } from './read';
 export { getEntity, getValue, downloadUrlOf } from './read-values';
 export { QueryTooSlow, listEntities, type EntityList } from './list';

@@ -6,6 +6,11 @@ import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
 import { historyEntry, historyOf, recordHistory } from './write/effects';
 
+export interface SettleOptions {
+  /** Recompute what it derives from others even when nothing it reads is known to have changed (`/aggregate`, rebuilds). */
+  recompute?: boolean;
+}
+
 export interface Settled {
   /** The entity as it is now; undefined when it does not exist. */
   entity: Entity | undefined;
@@ -46,7 +51,7 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
       const marked: string[] = [];
       for (const type of entry.types) {
         for await (const ids of deps.store.entities(db).idsOfType(type)) {
-          await deps.store.registry.pending.mark(db, ids, 1, true);
+          await deps.store.registry.pending.mark(db, ids, 1, { rederive: true });
           marked.push(...ids);
         }
       }
@@ -63,7 +68,7 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
  * change arriving meanwhile leaves its mark for the next run. Idempotent: a second run finds
  * nothing to do, so a cascade ends when a step changes nothing.
  */
-export async function settleEntity(deps: SettleDeps, db: string, record: DatabaseRecord, id: string, depth: number): Promise<Settled> {
+export async function settleEntity(deps: SettleDeps, db: string, record: DatabaseRecord, id: string, depth: number, options: SettleOptions = {}): Promise<Settled> {
   const pending = deps.store.registry.pending;
   const marked: string[] = [];
   let history: OutboxEntry[] = [];
@@ -79,6 +84,10 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     for (const entry of stored.outbox) tellAll(await deliver(deps, db, schema, entry));
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
+    // Only its own write's history to record (what a write leaving nothing for others marks): the
+    // write materialised the entity completely, as it did before history had an outbox entry.
+    const onlyRecords = marks.every((mark) => mark.own) && stored.outbox.every((entry) => entry.kind === 'history');
+    if (onlyRecords && !options.recompute) return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
 
     const next = await refreshed(deps.store.entities(db), schema, record, stored.entity);
     const { properties } = next.entity;

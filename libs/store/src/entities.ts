@@ -3,6 +3,7 @@ import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
 import { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
+import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
 
 // Up to this many ids, `many` reads each by its primary key.
@@ -29,10 +30,12 @@ export type Next =
   | { kind: 'tombstone' }
   | { kind: 'purge' };
 
-/** An entity to insert: as the domain built it, and the work its creation leaves for the worker. */
+/** An entity to insert: as the domain built it, the work its creation leaves for the worker, and its history. */
 export interface NewEntity {
   stored: StoredEntity;
   outbox?: readonly OutboxEntry[];
+  /** Its creation's history rows: recorded before it is inserted (`EntityWriter.createMany`). */
+  history?: readonly HistoryRow[];
 }
 
 const storedOf = (document: EntityDocument): Stored => ({

@@ -8,7 +8,7 @@ export { newId } from './ids';
 export { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
 export { queryFailure } from './query-errors';
 export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from './writer';
-export { PendingWork, type PendingMark } from './pending';
+export { PendingWork, type MarkFlags, type PendingMark } from './pending';
 export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';

@@ -15,7 +15,15 @@ export interface PendingMark {
   depth: number;
   /** Its derived fields must be rewritten even if its values do not change (a definition changed). */
   rederive?: true;
+  /** Made by a write of the entity itself: its outbox holds work, nothing it reads is known to have changed. */
+  own?: true;
   at: Date;
+}
+
+/** Why an entity is marked, beyond "something it reads changed". */
+export interface MarkFlags {
+  rederive?: boolean;
+  own?: boolean;
 }
 
 /** The marks of every tenant, in the control database (one small collection the sweep reads). */
@@ -27,9 +35,10 @@ export class PendingWork {
     return ensureIndexes(this.marks, PENDING_INDEXES);
   }
 
-  async mark(db: string, entities: Iterable<string>, depth: number, rederive = false): Promise<void> {
+  async mark(db: string, entities: Iterable<string>, depth: number, flags: MarkFlags = {}): Promise<void> {
     const at = new Date();
-    const documents = [...new Set(entities)].map((entity) => ({ _id: new ObjectId(), db, entity, depth, at, ...(rederive ? { rederive: true as const } : {}) }));
+    const extra = { ...(flags.rederive ? { rederive: true as const } : {}), ...(flags.own ? { own: true as const } : {}) };
+    const documents = [...new Set(entities)].map((entity) => ({ _id: new ObjectId(), db, entity, depth, at, ...extra }));
     if (documents.length > 0) await this.marks.insertMany(documents, { ordered: false });
   }
 
@@ -48,8 +57,8 @@ export class PendingWork {
   async postpone(db: string, entity: string): Promise<void> {
     const marks = await this.of(db, entity);
     if (marks.length === 0) return;
-    const rederive = marks.some((mark) => mark.rederive);
-    await this.mark(db, [entity], Math.min(...marks.map((mark) => mark.depth)), rederive);
+    const flags = { rederive: marks.some((mark) => mark.rederive), own: marks.every((mark) => mark.own) };
+    await this.mark(db, [entity], Math.min(...marks.map((mark) => mark.depth)), flags);
     await this.clear(marks);
   }
 

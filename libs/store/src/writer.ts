@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StoredEntity } from '@entia/domain';
 import type { Store } from './connection';
 import type { KeyRecord } from './control';
 import type { NewEntity, Next, Stored } from './entities';
@@ -66,21 +65,25 @@ export class EntityWriter {
   ) {}
 
   /** A new entity: nobody else can know its id yet, so no lease is needed. */
-  create(db: string, stored: StoredEntity, plan: Pick<Plan<unknown>, 'add' | 'keys'>): Promise<void> {
-    return this.createMany(db, [{ stored, outbox: plan.add }], plan.keys);
+  create(db: string, entity: NewEntity, keys: readonly KeyRecord[] = []): Promise<void> {
+    return this.createMany(db, [entity], keys);
   }
 
   /**
-   * New entities in one insert, with the same guarantees each as `create`: marked pending before
-   * the insert when they leave work for the worker, their outbox in their own document, the `keys`
-   * they generate indexed before and withdrawn if the insert fails. Answered stored only when all
-   * of them are; a failed insert may have stored a prefix of them (each complete, its mark set).
+   * New entities in one insert, with the same guarantees each as `create`: their history recorded
+   * and they marked pending (when they leave work for the worker) before the insert, their outbox
+   * in their own document, the `keys` they generate indexed before and withdrawn if the insert
+   * fails. Answered stored only when all of them are; a failed insert may have stored a prefix of
+   * them (each complete, its mark set). The history of one not stored stays unread: history is
+   * read only for entities that exist, or were deleted.
    */
   async createMany(db: string, entities: readonly NewEntity[], keys: readonly KeyRecord[] = []): Promise<void> {
     if (entities.length === 0) return;
     await this.withKeys({ keys }, async () => {
+      // Before the insert: a new entity's history is complete from its first moment, and needs no worker.
+      await this.store.history(db).record(entities.flatMap(({ history }) => history ?? []));
       const pending = entities.filter(({ outbox }) => (outbox?.length ?? 0) > 0).map(({ stored }) => stored.entity._id);
-      if (pending.length > 0) await this.store.registry.pending.mark(db, pending, 0);
+      if (pending.length > 0) await this.store.registry.pending.mark(db, pending, 0, { own: true });
       const token = writeToken();
       const insert = async () => {
         await this.store.entities(db).insert(entities, token);
@@ -107,7 +110,7 @@ export class EntityWriter {
         if (writes) {
           if (!lease.valid()) throw new WriteBusy(1);
           for (const value of decided.revokeKeys ?? []) await registry.removeKey(db, value);
-          if (decided.add?.length) await registry.pending.mark(db, [id], 0);
+          if (decided.add?.length) await registry.pending.mark(db, [id], 0, { own: true });
           const token = writeToken();
           const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);
           const commit = () => entities.commit(id, current.version, decided.next, outbox, token);

@@ -40,7 +40,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
   it('answers a create that was stored, though its answer was lost, as stored', async () => {
     const entity = named('kept');
     const dropped = proxy.drop('insert', 'answer');
-    await expect(writer.create(db, indexed(entity, new Set()), {})).resolves.toBeUndefined();
+    await expect(writer.create(db, { stored: indexed(entity, new Set()) })).resolves.toBeUndefined();
     await dropped;
     expect(await nameOf(entity._id)).toBe('kept');
   });
@@ -48,7 +48,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
   it('fails a create whose request was lost as unreachable, with nothing stored', async () => {
     const entity = named('never');
     const dropped = proxy.drop('insert', 'request');
-    const failure = await writer.create(db, indexed(entity, new Set()), {}).then(() => undefined, (error: unknown) => error);
+    const failure = await writer.create(db, { stored: indexed(entity, new Set()) }).then(() => undefined, (error: unknown) => error);
     await dropped;
     expect(queryFailure(failure)).toBe('unreachable');
     expect(await nameOf(entity._id)).toBeUndefined();
@@ -73,7 +73,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
 
   it('answers an update that was stored, though its answer was lost, as stored', async () => {
     const entity = named('before');
-    await writer.create(db, indexed(entity, new Set()), {});
+    await writer.create(db, { stored: indexed(entity, new Set()) });
     const dropped = proxy.drop('update', 'answer');
     await expect(rename(entity._id, 'after')).resolves.toBe('after');
     await dropped;
@@ -82,7 +82,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
 
   it('tries an update whose request was lost once more, under its lease, and stores it', async () => {
     const entity = named('before');
-    await writer.create(db, indexed(entity, new Set()), {});
+    await writer.create(db, { stored: indexed(entity, new Set()) });
     const dropped = proxy.drop('update', 'request');
     await expect(rename(entity._id, 'after')).resolves.toBe('after');
     await dropped;

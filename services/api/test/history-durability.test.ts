@@ -8,7 +8,8 @@ import { testTenant, type TestTenant } from './tenant';
 
 // Issue 16: a change is in history even when recording it right after the commit failed and the
 // queued job that would follow up is gone: the rows travel in the entity's outbox, committed with
-// the change, and the worker's sweep delivers them.
+// the change, and the worker's sweep delivers them. A create records its history before the entity
+// exists, so losing that write fails the create.
 describe('history survives a failed recording and a wiped Redis', () => {
   jest.setTimeout(120_000);
 
@@ -45,20 +46,30 @@ describe('history survives a failed recording and a wiped Redis', () => {
     expect(await api.deps.redis.keys(`${api.deps.config.REDIS_PREFIX}*`)).toEqual([]);
   }
 
-  it('records a create and a change whose history writes were lost, exactly once, once the worker runs', async () => {
-    // The create is stored; the history rows it records right after are lost on the way.
-    const lostCreate = proxy.drop('insert', 'request', 'history');
+  const books = async () => (await request(api.app).get(`/api/${t.db}/entity?_type.reference=${book}&limit=0`).set('Authorization', t.owner.auth)).body.count as number;
+
+  it('fails a create whose history could not be recorded, storing nothing', async () => {
+    const before = await books();
+    // A create records its history before the entity is inserted: losing that write fails the create.
+    const lost = proxy.drop('insert', 'request', 'history');
+    const created = await t.create([{ type: '_type', reference: book }, { type: 'title', string: 'Lost' }]);
+    await lost;
+    expect(created.status).toBe(503);
+    expect(await books()).toBe(before);
+  });
+
+  it('records a change whose history write was lost, exactly once, once the worker runs', async () => {
     const created = await t.create([{ type: '_type', reference: book }, { type: 'title', string: 'Dune' }]);
     expect(created.status).toBe(201);
-    await lostCreate;
     const id = created.body._id as string;
-    expect(await changesOf(id)).toEqual([]);
+    expect((await changesOf(id)).filter((c) => c.type === '_created')).toHaveLength(1);
 
+    // The change is stored; the history rows it records right after the commit are lost on the way.
     const lostChange = proxy.drop('insert', 'request', 'history');
     const renamed = await request(api.app).post(`/api/${t.db}/entity/${id}`).set('Authorization', t.owner.auth).send([{ type: 'title', string: 'Dune Messiah' }]);
     expect(renamed.status).toBe(200);
     await lostChange;
-    expect(await changesOf(id)).toEqual([]);
+    expect((await changesOf(id)).filter((c) => c.type === 'title' && c.old)).toEqual([]);
 
     // The settle jobs that would deliver the outbox are gone with Redis' data.
     await wipeRedis();

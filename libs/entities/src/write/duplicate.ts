@@ -26,7 +26,7 @@ import { readable } from '../read';
 import type { Schema } from '../schema';
 import { signedIn, type Tenant } from '../tenant';
 import { materialiseWrite, writeContext } from './context';
-import { afterCommit, invalidate, outboxOf, recordedAs, type Written } from './effects';
+import { afterCommit, creationOf, invalidate, recordedAs, type Written } from './effects';
 import type { WriteOutcome } from './values';
 
 /** The copies made: each as a create answers it (its values, as stored). */
@@ -134,7 +134,7 @@ function built(
     return from === undefined ? [] : [{ from, to: objectKey(tenant.name, id, copy._id) }];
   });
   const written = [...result.written.map((value) => (value.reference === undefined ? value : (findValue(stored.entity.properties, value._id) ?? value))), ...stored.computed];
-  return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, [], recordedAs(ctx, 1)), written, objects };
+  return { entity: stored.entity, stored, ...creationOf(tenant, schema, stored.entity, recordedAs(ctx, 1)), written, objects };
 }
 
 /** Runs `work` on each item, `limit` at a time; stops starting new ones after the first failure, which it rethrows once all started ones end. */

@@ -16,7 +16,7 @@ import { schemaOf } from '../definitions';
 import type { Schema } from '../schema';
 import { keyRecords } from '../keys';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, invalidate, outboxOf, recordedAs, type Written } from './effects';
+import { afterCommit, creationOf, invalidate, recordedAs, type Written } from './effects';
 import { materialiseWrite, requestedType, writeContext } from './context';
 import type { ImportSession } from './import-session';
 
@@ -105,7 +105,7 @@ async function built(tenant: Tenant, schema: Schema, { id, type, ctx, result }: 
     throw refusalOf(index, error);
   }
   const stored = materialiseWrite(entity, type, targets, ctx);
-  return { entity: stored.entity, stored, outbox: outboxOf(tenant, schema, undefined, stored.entity, [], recordedAs(ctx, 1)) };
+  return { entity: stored.entity, stored, ...creationOf(tenant, schema, stored.entity, recordedAs(ctx, 1)) };
 }
 
 async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly ImportInput[], first: number, session: ImportSession | undefined): Promise<string[]> {

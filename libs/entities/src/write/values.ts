@@ -20,7 +20,7 @@ import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, invalidate, outboxOf, recordedAs } from './effects';
+import { afterCommit, creationOf, invalidate, outboxOf, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
 
@@ -64,10 +64,10 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
-  const outbox = outboxOf(tenant, schema, undefined, entity, [], recordedAs(ctx, 1));
+  const { outbox, history } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
   const keys = await keyRecords(deps, tenant, id, result);
   await invalidate(deps, tenant, entity);
-  await deps.writer.create(tenant.name, stored, { add: outbox, keys });
+  await deps.writer.create(tenant.name, { stored, outbox, history }, keys);
   await afterCommit(deps, tenant, { entity, outbox });
   return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
