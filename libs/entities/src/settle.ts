@@ -61,6 +61,24 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
 }
 
 /**
+ * After a settle recorded its own change's history: drops the rows' outbox entry from the entity
+ * at once (rather than in a settle of its own), and its own pending marks when nothing else is
+ * left in the outbox. On failure the entry stays, and the next settle (the sweep's, at the latest)
+ * delivers it. Never throws.
+ */
+async function dropRecorded(deps: SettleDeps, db: string, id: string, recorded: readonly OutboxEntry[]): Promise<void> {
+  const ids = new Set(recorded.map((entry) => entry.id));
+  await deps.writer
+    .update(db, id, async (stored): Promise<Plan<void>> => {
+      const rest = (stored?.outbox ?? []).filter((entry) => !ids.has(entry.id));
+      const own = rest.length === 0 ? (await deps.store.registry.pending.of(db, id)).filter((mark) => mark.own) : [];
+      const delivered = (stored?.outbox ?? []).filter((entry) => ids.has(entry.id)).map((entry) => entry.id);
+      return { next: { kind: 'keep' }, delivered, settles: own, outcome: undefined };
+    })
+    .catch((err: unknown) => deps.logger.error({ err, db, entity: id }, 'could not drop recorded history from the outbox; the next settle does'));
+}
+
+/**
  * Settles an entity (SPEC §9): delivers its outbox (tells the entities reading its changes, removes
  * objects of deleted files, schedules reindexing), then recomputes what it derives from others and
  * stores that if it changed, telling its own readers in turn. All under the entity's lease, through
@@ -109,14 +127,12 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
       next: { kind: 'replace', stored: next },
       delivered,
       add: history,
+      depth: from + 1,
       settles: marks,
       outcome: { entity, changed: true, cutOff },
     };
   });
-  if (settled.changed && history.length > 0) {
-    await recordHistory(deps, db, history);
-    marked.push(id);
-  }
+  if (settled.changed && history.length > 0 && (await recordHistory(deps, db, history))) await dropRecorded(deps, db, id, history);
   if (settled.changed) {
     await deps.generations.touch(db, [id], isSchemaType(record.meta, typeOf(settled.entity!.properties))).catch((err: unknown) => {
       deps.logger.error({ err, db, entity: id }, 'could not invalidate cached copies after settling');

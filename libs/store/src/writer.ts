@@ -41,6 +41,8 @@ export interface Plan<T> {
   revokeKeys?: readonly string[];
   /** Marks this write settles: cleared once it is committed. */
   settles?: readonly PendingMark[];
+  /** The cascade step this write is (0, a person's write, unless said): the depth of the mark `add` sets. */
+  depth?: number;
   /** What `update` resolves to. */
   outcome: T;
 }
@@ -110,7 +112,7 @@ export class EntityWriter {
         if (writes) {
           if (!lease.valid()) throw new WriteBusy(1);
           for (const value of decided.revokeKeys ?? []) await registry.removeKey(db, value);
-          if (decided.add?.length) await registry.pending.mark(db, [id], 0, { own: true });
+          if (decided.add?.length) await registry.pending.mark(db, [id], decided.depth ?? 0, { own: true });
           const token = writeToken();
           const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);
           const commit = () => entities.commit(id, current.version, decided.next, outbox, token);

@@ -73,12 +73,22 @@ export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recor
   return { outbox: effectEntries(tenant, schema, undefined, entity, []), history: historyOf(schema, undefined, entity, recorded) };
 }
 
-/** Records the history rows among `outbox` now, so that a reader sees them at once; the worker's delivery is the guarantee. Never throws. */
-export async function recordHistory(deps: Pick<EntitiesDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<void> {
+/**
+ * Records the history rows among `outbox` now, so that a reader sees them at once; the worker's
+ * delivery is the guarantee. Never throws; resolves whether they were recorded.
+ */
+export async function recordHistory(deps: Pick<EntitiesDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
   const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
-  await deps.store.history(db).record(rows).catch((err: unknown) => {
-    deps.logger.error({ err, db }, 'could not record history now; the worker records it');
-  });
+  return deps.store
+    .history(db)
+    .record(rows)
+    .then(
+      () => true,
+      (err: unknown) => {
+        deps.logger.error({ err, db }, 'could not record history now; the worker records it');
+        return false;
+      },
+    );
 }
 
 /**
