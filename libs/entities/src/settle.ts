@@ -121,7 +121,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     const type = typeOf(properties);
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
-    // Recorded like a person's change (its outbox entry delivered by the next settle), marked as the worker's.
+    // Recorded like a person's change, marked as the worker's; dropped from the outbox once recorded (`dropRecorded`).
     history = historyEntry(historyOf(schema, stored.entity, entity, { author: { at: new Date().toISOString(), worker: true }, version: stored.version + 1 }));
     return {
       next: { kind: 'replace', stored: next },
