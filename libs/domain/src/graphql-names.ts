@@ -23,17 +23,25 @@ export function graphqlTypeName(text: string): string {
 
 /**
  * Unique names for `sources` (in order), avoiding `reserved` (names the schema itself uses): the
- * first to claim a name keeps it, later ones get `_2`, `_3`… Returns source → name.
+ * first to claim a name keeps it, later ones get `_2`, `_3`… Each name also claims the names made
+ * of it and `suffixes` (a type `Book` claims `BookList`, `BookFilter`), which must be free too.
+ * Returns source → name.
  */
-export function uniqueGraphqlNames(sources: readonly string[], sanitise: (text: string) => string, reserved: Iterable<string> = []): Map<string, string> {
+export function uniqueGraphqlNames(
+  sources: readonly string[],
+  sanitise: (text: string) => string,
+  reserved: Iterable<string> = [],
+  suffixes: readonly string[] = [],
+): Map<string, string> {
   const taken = new Set(reserved);
   const names = new Map<string, string>();
   for (const source of sources) {
     if (names.has(source)) continue;
     const base = sanitise(source);
+    const claims = (name: string) => [name, ...suffixes.map((suffix) => `${name}${suffix}`)];
     let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
-    taken.add(name);
+    for (let n = 2; claims(name).some((claimed) => taken.has(claimed)); n++) name = `${base}_${n}`;
+    for (const claimed of claims(name)) taken.add(claimed);
     names.set(source, name);
   }
   return names;

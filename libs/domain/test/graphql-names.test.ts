@@ -31,6 +31,11 @@ describe('GraphQL names (issue 17)', () => {
     expect([...names.values()]).toEqual(['Blog_post', 'Blog_post_2', 'Entity_2', 'Blog_post_3']);
   });
 
+  it('keeps the names a type derives (BookList) free of other types', () => {
+    const names = uniqueGraphqlNames(['book', 'book list', 'BookList'], graphqlTypeName, [], ['List', 'Filter']);
+    expect([...names.values()]).toEqual(['Book', 'Book_list', 'BookList_2']);
+  });
+
   it('is deterministic: the same sources give the same names', () => {
     const sources = ['x y', 'x-y', 'x_y'];
     expect(uniqueGraphqlNames(sources, graphqlTypeName)).toEqual(uniqueGraphqlNames(sources, graphqlTypeName));
