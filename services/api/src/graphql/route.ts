@@ -19,7 +19,7 @@ interface Prepared {
 }
 
 const QueryText = Type.String({ minLength: 1, maxLength: GRAPHQL_LIMITS.maxQueryLength, description: `The GraphQL document (at most ${GRAPHQL_LIMITS.maxQueryLength} characters).` });
-const OperationName = Type.String({ maxLength: 200 });
+const OperationName = Type.String({ maxLength: 200, description: 'Which operation of the document to run.' });
 
 const GraphqlBody = Type.Object(
   {
