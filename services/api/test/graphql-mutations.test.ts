@@ -1,3 +1,4 @@
+import { EntiaClient, EntiaError } from '@entia/client';
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
 import { testTenant, type Person, type TestTenant } from './tenant';
@@ -107,5 +108,16 @@ describe('GraphQL mutations', () => {
     expect(answer.errors).toBeUndefined();
     expect(answer.data!.aggregate).toEqual({ _id: id, __typename: 'Book', title: 'Sum' });
     expect(codesOf(await graphqlAs(t, null)(`mutation($id: ID!) { aggregate(id: $id) { _id } }`, { id }))).toEqual(['unauthenticated']);
+  });
+
+  it('the client\'s graphql() helper runs a mutation and a query, and throws EntiaError for what is not a GraphQL answer', async () => {
+    const db = new EntiaClient({ baseUrl: t.baseUrl, apiKey: t.owner.apiKey, db: t.db }).db();
+    const made = await db.graphql<{ create: { _id: string } }>(CREATE, { values: [{ type: '_type', reference: book }, { type: 'title', string: 'Via client' }] });
+    expect(made.errors).toBeUndefined();
+    const read = await db.graphql<{ entity: { title: string } }>(`query($id: ID!) { entity(id: $id) { ... on Book { title } } }`, { id: made.data!.create._id });
+    expect(read.data).toEqual({ entity: { title: 'Via client' } });
+    expect((await db.graphql(`mutation { deleteEntity(id: "nope") }`)).errors?.[0]?.extensions?.code).toBe('not-found');
+    const missing = await new EntiaClient({ baseUrl: t.baseUrl, apiKey: t.owner.apiKey, db: 'nosuchdb' }).db().graphql('{ __typename }').catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(EntiaError);
   });
 });
