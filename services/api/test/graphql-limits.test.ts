@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from 'graphql';
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
@@ -96,5 +97,9 @@ describe('GraphQL limits and hostile documents', () => {
   it('introspection is on: the schema of the caller\'s database is public to its callers', async () => {
     const answer = await graphqlAs(t, null)(`{ __schema { queryType { name } mutationType { name } } }`);
     expect(answer.data).toEqual({ __schema: { queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } } });
+    // The query GraphQL tools send (GraphiQL, code generators), deeper than the depth limit, passes.
+    const full = await graphqlAs(t, null)(getIntrospectionQuery());
+    expect(full.errors).toBeUndefined();
+    expect(full.data!.__schema.types.map((type: { name: string }) => type.name)).toEqual(expect.arrayContaining(['Book', 'BookFilter', 'Entity']));
   });
 });

@@ -80,10 +80,12 @@ describe('GraphQL mutations', () => {
     expect(codesOf(await gql(add, { id: 'not-an-id', values: [{ type: 'pages', number: 1 }] }))).toEqual(['not-found']);
   });
 
-  it('deleteValue and deleteEntity delete; a reader may not delete (forbidden); a deleted entity reads as null', async () => {
+  it('deleteValue and deleteEntity delete; a reader may not delete (forbidden), an anonymous caller must sign in (unauthenticated); a deleted entity reads as null', async () => {
     const id = await created([{ type: '_type', reference: book }, { type: 'title', string: 'Gone' }, { type: 'pages', number: 3 }, { type: '_sharing', string: 'domain' }]);
     const pagesId = (await readRest(id)).body.entity.pages[0]._id;
     expect(codesOf(await graphqlAs(t, reader)(`mutation($id: ID!) { deleteEntity(id: $id) }`, { id }))).toEqual(['forbidden']);
+    expect(codesOf(await graphqlAs(t, reader)(`mutation($id: ID!) { deleteValue(id: $id) }`, { id: pagesId }))).toEqual(['forbidden']);
+    expect(codesOf(await graphqlAs(t, null)(`mutation($id: ID!) { deleteValue(id: $id) }`, { id: pagesId }))).toEqual(['unauthenticated']);
     expect((await gql(`mutation($id: ID!) { deleteValue(id: $id) }`, { id: pagesId })).data).toEqual({ deleteValue: true });
     expect((await readRest(id)).body.entity.pages).toBeUndefined();
     expect((await gql(`mutation($id: ID!) { deleteEntity(id: $id) }`, { id })).data).toEqual({ deleteEntity: true });

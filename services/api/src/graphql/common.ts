@@ -4,6 +4,7 @@ import {
   GraphQLFloat,
   GraphQLID,
   GraphQLInputObjectType,
+  GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -85,7 +86,7 @@ export const Change = new GraphQLObjectType({
 
 export const History = new GraphQLObjectType({
   name: 'History',
-  fields: { changes: { type: new GraphQLNonNull(list(Change as never)) }, count: { type: new GraphQLNonNull(GraphQLFloat) } },
+  fields: { changes: { type: new GraphQLNonNull(list(Change as never)) }, count: { type: new GraphQLNonNull(GraphQLInt) } },
 });
 
 /** A value to write, as in the REST body (`type` names the property). */

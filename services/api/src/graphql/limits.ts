@@ -37,6 +37,9 @@ export function depthLimit(max: number): ValidationRule {
       if (!set) return 0;
       let deepest = 0;
       for (const selection of set.selections) {
+        // Introspection (`__schema`, `__type`) walks the schema, not the data: its depth is bounded
+        // by the schema and the token limit, and GraphQL tools nest `ofType` deeper than 10.
+        if (selection.kind === Kind.FIELD && selection.name.value.startsWith('__')) continue;
         if (selection.kind === Kind.FIELD) deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, seen) : 0);
         else if (selection.kind === Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depthOf(selection.selectionSet, seen));
         else if (!seen.has(selection.name.value)) {
