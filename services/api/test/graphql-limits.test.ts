@@ -103,3 +103,20 @@ describe('GraphQL limits and hostile documents', () => {
     expect(full.data!.__schema.types.map((type: { name: string }) => type.name)).toEqual(expect.arrayContaining(['Book', 'BookFilter', 'Entity']));
   });
 });
+
+describe('GraphQL shares the REST rate limit', () => {
+  let api: TestApi;
+  beforeAll(() => {
+    api = testApi({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' });
+  });
+  afterAll(() => api.close());
+
+  it('counts GraphQL and REST requests of one client together, and answers 429 as a problem', async () => {
+    expect((await request(api.app).get('/api/no_such_db/entity/000000000000000000000000')).status).toBe(404);
+    expect((await request(api.app).post('/api/no_such_db/graphql').send({ query: '{ __typename }' })).status).toBe(404);
+    expect((await request(api.app).get('/api/no_such_db/graphql').query({ query: '{ __typename }' })).status).toBe(404);
+    const limited = await request(api.app).post('/api/no_such_db/graphql').send({ query: '{ __typename }' });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ status: 429, type: 'urn:entia:problem:rate-limited' });
+  });
+});

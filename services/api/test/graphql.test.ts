@@ -109,6 +109,19 @@ describe('GraphQL /api/{db}/graphql: schema and reads', () => {
     expect(reviewBook.data!.__type.fields.find((f: { name: string }) => f.name === 'book').type).toEqual({ kind: 'INTERFACE', name: 'Entity' });
   });
 
+  it('names types and fields so that GraphQL takes them, collision-free', async () => {
+    // Property names already fit GraphQL (^[A-Za-z][A-Za-z0-9_]*$); type names are free text.
+    const first = await t.defineType('blog post', [{ name: 'headline', type: 'string' }]);
+    const second = await t.defineType('blog-post', [{ name: 'history', type: 'string' }]);
+    const names = async (type: string) => (await gql(`{ __type(name: "${type}") { fields { name } } }`)).data!.__type.fields.map((f: { name: string }) => f.name);
+    const [a, b] = first < second ? ['Blog_post', 'Blog_post_2'] : ['Blog_post_2', 'Blog_post'];
+    expect(await names(a)).toEqual(expect.arrayContaining(['headline']));
+    // A property named like a system field gets a numbered name; the system field keeps its meaning.
+    expect(await names(b)).toEqual(expect.arrayContaining(['history', 'history_2']));
+    const lists = (await gql(`{ __schema { queryType { fields { name } } } }`)).data!.__schema.queryType.fields.map((f: { name: string }) => f.name);
+    expect(lists).toEqual(expect.arrayContaining(['entity', 'bookList', 'authorList', 'reviewList', 'blog_postList', 'blog_post_2List']));
+  });
+
   it('reads an entity by id with every value type, a language picked, a typed reference and a signed file URL', async () => {
     const answer = await gql(
       `query($id: ID!) { entity(id: $id) { _id _type ... on Book { title pages available published checked tags
