@@ -9,6 +9,12 @@ export interface DuplicateOptions {
   ignoredProperties?: string[];
 }
 
+/** A GraphQL answer as the server sends it: GraphQL errors are part of the answer, each with its kind in `extensions.code`. */
+export interface GraphqlResult<T> {
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; [key: string]: unknown } }[];
+}
+
 /** Longest path `listEntities` sends as a GET, well below the server's 16 KiB for the request line and headers. */
 export const MAX_GET_PATH = 8000;
 
@@ -66,6 +72,16 @@ export class EntiaDatabase {
    */
   duplicate(id: string, duplicate: DuplicateOptions = {}, options?: RequestOptions): Promise<{ entities: WriteResult[] }> {
     return this.client.request('POST', `${this.entityPath(id)}/duplicate`, duplicate, options);
+  }
+
+  /**
+   * `POST /api/{db}/graphql`: one GraphQL operation on this database (its schema is generated from
+   * its types; see the README). Resolves with `{ data, errors }`: a refused field or mutation is an
+   * error in the answer, not an exception; what is not a GraphQL answer (401, 404, 429…) throws
+   * `EntiaError` like every call here.
+   */
+  graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, options?: RequestOptions): Promise<GraphqlResult<T>> {
+    return this.client.request('POST', `${this.base}/graphql`, { query, ...(variables === undefined ? {} : { variables }) }, options);
   }
 
   /** `DELETE /api/{db}/entity/{id}` (owner only). */

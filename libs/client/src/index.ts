@@ -1,6 +1,6 @@
 export { EntiaClient, type ClientOptions, type RequestOptions } from './client';
 export { EntiaDatabase, MAX_GET_PATH } from './database';
-export type { DuplicateOptions } from './database';
+export type { DuplicateOptions, GraphqlResult } from './database';
 export { EntiaError, type Problem } from './errors';
 export { jwtExpiresAt } from './jwt';
 export { DEFAULT_UPLOAD_ATTEMPTS, UploadError, uploadFile, type FileUpload, type UploadApi, type UploadOptions } from './upload';

@@ -50,3 +50,4 @@ export { CREATED, DELETED, changesOf, mayReadGone, parseInstant, propertiesAt, t
 export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitions, type CopiedValue, type DuplicateRequest } from './duplicate';
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, PHOTO_PROPERTY, THUMBNAIL_FORMAT, THUMBNAIL_MIME, THUMBNAIL_SIZES, THUMBNAIL_SOURCE_FORMATS, THUMBNAIL_SOURCE_TYPES, assertThumbnailSource, assertThumbnailSourceType, centredSquare, parseThumbnailSize, thumbnailFilename, thumbnailKey, thumbnailKeys, unthumbnailable, type Region, type SourceImage, type ThumbnailSize } from './thumbnails';
 export { ThumbnailSchema } from './wire/thumbnail';
+export { graphqlTypeName, sanitiseGraphqlName, uniqueGraphqlNames } from './graphql-names';

@@ -142,6 +142,20 @@ export class EntityCollection {
     return documents.map((document) => document._id.toHexString());
   }
 
+  /**
+   * The entities whose `_parent` is one of `ids` (children), or that reference one of them at all
+   * (referrers), optionally of one type: one query for a whole batch of GraphQL reverse-relation
+   * fields. At most `cap` are read; the caller refuses a batch that reaches it rather than answer
+   * a silently truncated relation.
+   */
+  async relatedMany(relation: 'children' | 'referrers', ids: readonly string[], typeId: string | undefined, cap: number): Promise<Entity[]> {
+    const targets = { $in: ids.map((id) => new ObjectId(id)) };
+    const filter: Document = relation === 'children' ? { '_parent.reference': targets } : { __refs: targets };
+    if (typeId !== undefined) filter['_type.reference'] = new ObjectId(typeId);
+    const documents = await this.collection.find(filter, { maxTimeMS: this.maxTimeMS }).limit(cap).toArray();
+    return documents.filter((document) => document.__deleted === undefined).map((document) => fromDocument(document).entity);
+  }
+
   /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild). */
   async *allIds(pageSize = 500): AsyncGenerator<string[]> {
     let after: ObjectId | undefined;

@@ -36,6 +36,23 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
     return stored;
   }
 
+  describe('relatedMany: one query for the reverse relations of many entities (GraphQL batches)', () => {
+    it('finds the children and the referrers of every id given, of one type when asked, and no deleted one', async () => {
+      const [a, b] = [await inserted(named('a')), await inserted(named('b'))];
+      const [typeX, typeY] = [newId(), newId()];
+      const child = await inserted(named('child', { _parent: [value('_parent', { reference: a._id })], _type: [value('_type', { reference: typeX })] }));
+      const refA = await inserted(named('refA', { about: [value('about', { reference: a._id })], _type: [value('_type', { reference: typeX })] }));
+      const refB = await inserted(named('refB', { about: [value('about', { reference: b._id })], _type: [value('_type', { reference: typeY })] }));
+      const gone = await inserted(named('gone', { about: [value('about', { reference: b._id })] }));
+      expect(await entities.commit(gone._id, 1, { kind: 'tombstone' }, [], 'token-1')).toBe(true);
+      const ids = (found: Entity[]) => found.map((entity) => entity._id).sort();
+      expect(ids(await entities.relatedMany('children', [a._id, b._id], undefined, 100))).toEqual([child._id]);
+      expect(ids(await entities.relatedMany('referrers', [a._id, b._id], undefined, 100))).toEqual([child._id, refA._id, refB._id].sort());
+      expect(ids(await entities.relatedMany('referrers', [a._id, b._id], typeY, 100))).toEqual([refB._id]);
+      expect(await entities.relatedMany('referrers', [a._id, b._id], undefined, 2)).toHaveLength(2);
+    });
+  });
+
   describe('commit: a compare-and-set on the version', () => {
     it.each(['keep', 'replace', 'tombstone', 'purge'] as const)('%s at a stale version is refused and changes nothing', async (kind) => {
       const stored = await inserted();

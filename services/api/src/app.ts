@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import type { Deps } from './deps';
 import { corsHeaders } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
+import { graphqlRoutes } from './graphql/route';
 import { Lifecycle, admission } from './http/lifecycle';
 import { createMetrics } from './http/metrics';
 import { idempotency } from './http/idempotency';
@@ -56,6 +57,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...historyRoutes(deps, tenants),
     ...duplicateRoutes(deps, tenants),
     ...thumbnailRoutes(deps, tenants),
+    ...graphqlRoutes(deps, tenants),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

@@ -36,6 +36,7 @@ const requirements: Record<Security, Json[]> = {
 const tags = [
   { name: 'auth', description: 'Exchanging an API key for a token.' },
   { name: 'entities', description: 'Entities and their values in one database `{db}`, and their derived data.' },
+  { name: 'graphql', description: 'GraphQL over HTTP on one database `{db}`: a schema generated from its types, the same use cases and rights as the REST routes.' },
   { name: 'jobs', description: 'Background jobs.' },
   { name: 'operations', description: 'Probes and this document. Prometheus metrics are on a separate port (`METRICS_PORT`), not here.' },
 ];

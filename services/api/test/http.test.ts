@@ -156,6 +156,7 @@ describe('HTTP basics', () => {
           '/api/{db}/entity/{id}/pending',
           '/api/{db}/entity/{id}/duplicate',
           '/api/{db}/entity/{id}/history',
+          '/api/{db}/graphql',
           '/api/{db}/entity/{id}/thumbnail/{size}',
           '/api/{db}/property/{id}/thumbnail/{size}',
           '/api/{db}/aggregate',
@@ -167,6 +168,7 @@ describe('HTTP basics', () => {
       );
       expect(Object.keys(res.body.paths['/api/{db}/entity/{id}']).sort()).toEqual(['delete', 'get', 'post']);
       expect(Object.keys(res.body.paths['/api/{db}/entity/{id}/aggregate']).sort()).toEqual(['get', 'post']);
+      expect(Object.keys(res.body.paths['/api/{db}/graphql']).sort()).toEqual(['get', 'post']);
       const create = res.body.paths['/api/{db}/entity'].post;
       expect(create.requestBody.content['application/json'].schema).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000 });
       expect(create.requestBody.content['application/json'].schema.items.properties.reference).toMatchObject({ pattern: '^[0-9a-f]{24}$' });

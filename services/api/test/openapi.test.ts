@@ -80,6 +80,8 @@ describe('the OpenAPI document', () => {
       getEntityPending: optional,
       getEntityHistory: optional,
       queryEntities: optional,
+      graphql: optional,
+      graphqlGet: optional,
       createEntity: required,
       addValues: required,
       deleteEntity: required,

@@ -1,0 +1,132 @@
+import { FIELD_DESCRIPTORS, OPERATORS_OF, VALUE_DESCRIPTORS, fieldsOf, type FilterField, type ValueType } from '@entia/domain';
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLInputType,
+  type GraphQLScalarType,
+} from 'graphql';
+
+/**
+ * The types every database's schema shares (values, writes, history, filter inputs). graphql-js
+ * lets one type instance appear in many schemas, so they are built once per process.
+ */
+const list = <T extends GraphQLInputType>(type: T) => new GraphQLList(new GraphQLNonNull(type));
+
+/** The GraphQL scalar of a value field (numbers are floats; ids, dates and datetimes strings as on the wire). */
+export function scalarOfField(field: FilterField): GraphQLScalarType {
+  if (field === 'number' || field === 'filesize') return GraphQLFloat;
+  if (field === 'boolean') return GraphQLBoolean;
+  if (field === 'reference') return GraphQLID;
+  return GraphQLString;
+}
+
+/** The GraphQL scalar a single-field value type reads as. */
+export function scalarOfType(type: ValueType): GraphQLScalarType {
+  return scalarOfField(fieldsOf(type)[0]!);
+}
+
+export const Created = new GraphQLObjectType({
+  name: 'Created',
+  fields: { at: { type: GraphQLString }, by: { type: GraphQLID } },
+});
+
+const Header = new GraphQLObjectType({ name: 'Header', fields: { name: { type: new GraphQLNonNull(GraphQLString) }, value: { type: new GraphQLNonNull(GraphQLString) } } });
+
+const UploadTarget = new GraphQLObjectType<{ url: string; method: string; headers: Record<string, string> }>({
+  name: 'UploadTarget',
+  description: 'Where to PUT a file value\'s bytes right after writing it, with exactly these headers.',
+  fields: {
+    url: { type: new GraphQLNonNull(GraphQLString) },
+    method: { type: new GraphQLNonNull(GraphQLString) },
+    headers: { type: new GraphQLNonNull(list(Header as never)), resolve: (target) => Object.entries(target.headers).map(([name, value]) => ({ name, value })) },
+  },
+});
+
+/** One value as the REST API returns it (`type` is the property name). */
+export const ValueType_ = new GraphQLObjectType({
+  name: 'Value',
+  fields: {
+    _id: { type: new GraphQLNonNull(GraphQLID) },
+    type: { type: new GraphQLNonNull(GraphQLString), description: 'The property name.' },
+    ...Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, { type: scalarOfField(field.name) }])),
+    language: { type: GraphQLString },
+    inherited: { type: GraphQLBoolean },
+    created: { type: Created },
+    upload: { type: UploadTarget, description: 'File values just written: where to PUT the bytes.' },
+  },
+});
+
+export const WriteResult = new GraphQLObjectType<{ _id: string; properties: Record<string, unknown[]> }>({
+  name: 'WriteResult',
+  description: 'The values a write created or changed, as the REST write answers them.',
+  fields: {
+    _id: { type: new GraphQLNonNull(GraphQLID) },
+    values: { type: new GraphQLNonNull(list(ValueType_ as never)), resolve: (written) => Object.values(written.properties).flat() },
+  },
+});
+
+export const Change = new GraphQLObjectType({
+  name: 'Change',
+  fields: {
+    type: { type: new GraphQLNonNull(GraphQLString), description: 'The property changed, or `_created` / `_deleted`.' },
+    at: { type: new GraphQLNonNull(GraphQLString) },
+    by: { type: GraphQLID, description: 'The person; null for a change the worker made.' },
+    worker: { type: GraphQLBoolean },
+    old: { type: ValueType_ },
+    new: { type: ValueType_ },
+  },
+});
+
+export const History = new GraphQLObjectType({
+  name: 'History',
+  fields: { changes: { type: new GraphQLNonNull(list(Change as never)) }, count: { type: new GraphQLNonNull(GraphQLInt) } },
+});
+
+/** A value to write, as in the REST body (`type` names the property). */
+export const ValueInput = new GraphQLInputObjectType({
+  name: 'ValueInput',
+  fields: {
+    type: { type: new GraphQLNonNull(GraphQLString) },
+    _id: { type: GraphQLID, description: 'Overwrite this value instead of adding one.' },
+    ...Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, { type: scalarOfField(field.name) }])),
+    language: { type: GraphQLString },
+  },
+});
+
+/** The operators of one value field (SPEC §7), each an input field: `{ gte: 200, lt: 500 }`. */
+export const FIELD_FILTERS = new Map(
+  FIELD_DESCRIPTORS.map((field) => {
+    const scalar = scalarOfField(field.name);
+    const name = `${field.name[0]!.toUpperCase()}${field.name.slice(1)}FieldFilter`;
+    const fields = Object.fromEntries(
+      OPERATORS_OF[field.name].map((op) => [
+        op,
+        { type: op === 'in' ? list(scalar) : op === 'exists' ? GraphQLBoolean : op === 'regex' ? GraphQLString : scalar, description: op === 'regex' ? '/pattern/flags, as in REST' : undefined },
+      ]),
+    );
+    return [field.name, new GraphQLInputObjectType({ name, fields })] as const;
+  }),
+);
+
+/** A property's filter input: its field's operators, or (files) one entry per field. */
+export const TYPE_FILTERS = new Map<ValueType, GraphQLInputObjectType>(
+  VALUE_DESCRIPTORS.map((descriptor) => {
+    const fields = fieldsOf(descriptor.type);
+    if (fields.length === 1) return [descriptor.type, FIELD_FILTERS.get(fields[0]!)!] as const;
+    const name = `${descriptor.type[0]!.toUpperCase()}${descriptor.type.slice(1)}ValueFilter`;
+    return [descriptor.type, new GraphQLInputObjectType({ name, fields: Object.fromEntries(fields.map((field) => [field, { type: FIELD_FILTERS.get(field)! }])) })] as const;
+  }),
+);
+
+/** Names the shared types take: no database type may be given one of them. */
+export const SHARED_TYPE_NAMES = ['Query', 'Mutation', 'Entity', 'OtherEntity', 'Value', 'Created', 'Header', 'UploadTarget', 'WriteResult', 'Change', 'History', 'ValueInput', 'FileValue',
+  ...[...FIELD_FILTERS.values(), ...TYPE_FILTERS.values()].map((type) => type.name),
+  'LocalizedString', 'LocalizedFloat', 'LocalizedBoolean', 'LocalizedID',
+  'String', 'Float', 'Int', 'Boolean', 'ID'];
