@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Caller } from './rights';
 import type { ChangeSchema } from './wire/history';
+import { sameUnlabelled } from './derived/changes';
 import { newProperties, type Properties } from './entity';
 import { presentValue } from './present';
 import { invalid } from './errors';
@@ -21,18 +22,6 @@ export type Author = { at: string; by: string } | { at: string; worker: true };
  * (`***`), never as stored.
  */
 export type Change = Static<typeof ChangeSchema>;
-
-/** Compares what a value says, including who set it when; a reference's label is display, not data. */
-function sameData(a: Value, b: Value): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const key of keys) {
-    if (key === 'string' && a.reference !== undefined) continue;
-    const x = a[key as keyof Value];
-    const y = b[key as keyof Value];
-    if (key === 'created' ? a.created.at !== b.created.at || a.created.by !== b.created.by : x !== y) return false;
-  }
-  return true;
-}
 
 /**
  * The changes that turn `before` into `after` (undefined: not yet, or no longer there), as
@@ -58,7 +47,7 @@ export function changesOf(before: Properties | undefined, after: Properties | un
     for (const old of olds) {
       const next = newById.get(old._id);
       if (next === undefined) removed.push(old);
-      else if (!sameData(old, next)) change(name, old, next);
+      else if (!sameUnlabelled(old, next)) change(name, old, next);
     }
     const added = news.filter((value) => !oldIds.has(value._id));
     if (!isList(name)) {

@@ -1,6 +1,7 @@
-import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, changesOf, indexed, isDatabaseName, type MetaTypes } from '@entia/domain';
+import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, indexed, isDatabaseName, type MetaTypes } from '@entia/domain';
 import { newId, type Store } from '@entia/store';
 import { generateApiKey } from './api-keys';
+import { historyRows } from './write/effects';
 
 export class CreateDatabaseError extends Error {
   override readonly name = 'CreateDatabaseError';
@@ -43,11 +44,8 @@ export async function createDatabase(store: Store, name: string, ownerName: stri
     const entities = store.entities(name);
     await store.ensureTenantIndexes(name);
     // Their creation is history too; recorded first, so a failure leaves no entity without it.
-    const author = { at: now, by: plan.owner };
-    const created = plan.entities.flatMap((entity) =>
-      changesOf(undefined, entity.properties, author, () => true).map((change) => ({ ...change, id: newId(), entity: entity._id, version: 1 })),
-    );
-    await store.history(name).record(created);
+    const recorded = { author: { at: now, by: plan.owner }, version: 1 };
+    await store.history(name).record(plan.entities.flatMap((entity) => historyRows(undefined, entity, recorded, () => true)));
     await entities.insert(plan.entities.map((entity) => ({ stored: indexed(entity, plan.searchable(entity)) })));
     await registry.addKey({ _id: key.hash, db: name, person: plan.owner, value: keyValueId, createdAt: new Date(now) });
   } catch (error) {

@@ -45,6 +45,7 @@ function clientOptions(options: StoreOptions) {
 export class Store {
   /** One handle per tenant database: making one per request was a measurable share of a cached GET. */
   private readonly collections = new Map<string, EntityCollection>();
+  private readonly histories = new Map<string, HistoryCollection>();
 
   private constructor(
     readonly client: MongoClient,
@@ -90,8 +91,14 @@ export class Store {
     return collection;
   }
 
+  /** One handle per tenant database, like `entities`: every write records history through it. */
   history(name: string): HistoryCollection {
-    return new HistoryCollection(this.database(name), this.options.timeoutMs);
+    let history = this.histories.get(name);
+    if (!history) {
+      history = new HistoryCollection(this.database(name), this.options.timeoutMs);
+      this.histories.set(name, history);
+    }
+    return history;
   }
 
   /** Builds the indexes a tenant database lacks (its entities' and its history's); resolves with the names built. */

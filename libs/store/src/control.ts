@@ -1,7 +1,8 @@
 import type { MetaTypes } from '@entia/domain';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { API_KEY_INDEXES, ensureIndexes } from './indexes';
 import { PendingWork, type PendingMark } from './pending';
+import { duplicateKey } from './query-errors';
 
 /** A tenant database as the registry knows it. */
 export interface DatabaseRecord {
@@ -24,8 +25,6 @@ export interface KeyRecord {
    */
   sponsors?: string[];
 }
-
-const DUPLICATE_KEY = 11000;
 
 /** The service's own database: the registry of tenant databases and the API-key index (SPEC §6). */
 export class ControlDb {
@@ -51,7 +50,7 @@ export class ControlDb {
       await this.databases.insertOne(record);
       return true;
     } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+      if (duplicateKey(error)) return false;
       throw error;
     }
   }

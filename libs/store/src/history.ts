@@ -1,6 +1,7 @@
 import { DELETED, type Change } from '@entia/domain';
-import { MongoBulkWriteError, MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import { ObjectId, type Collection, type Db } from 'mongodb';
 import { HISTORY_INDEXES, ensureIndexes } from './indexes';
+import { duplicateKey } from './query-errors';
 
 /**
  * A change as the write that made it records it (in its outbox, then here): which entity, the
@@ -28,8 +29,6 @@ interface HistoryDocument {
   owners?: string[];
 }
 
-const DUPLICATE_KEY = 11000;
-
 const toDocument = (row: HistoryRow): HistoryDocument => ({
   _id: new ObjectId(row.id),
   entity: new ObjectId(row.entity),
@@ -51,15 +50,6 @@ const toChange = (document: HistoryDocument): Change => ({
   ...(document.old ? { old: document.old } : {}),
   ...(document.new ? { new: document.new } : {}),
 });
-
-/** Whether every failure of an insert was a row that is already there. */
-function onlyDuplicates(error: unknown): boolean {
-  if (error instanceof MongoBulkWriteError) {
-    const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    return failures.length > 0 && failures.every((failure) => failure.code === DUPLICATE_KEY);
-  }
-  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
-}
 
 /**
  * The `history` collection of one tenant database: append-only, one document per change, read by
@@ -86,7 +76,7 @@ export class HistoryCollection {
     try {
       await this.collection.insertMany(rows.map(toDocument), { ordered: false });
     } catch (error) {
-      if (!onlyDuplicates(error)) throw error;
+      if (!duplicateKey(error)) throw error;
     }
   }
 

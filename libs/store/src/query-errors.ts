@@ -15,6 +15,17 @@ export function connectionLost(error: unknown): boolean {
   return error instanceof MongoNetworkError || (error instanceof MongoBulkWriteError && error.errorResponse instanceof MongoNetworkError);
 }
 
+const DUPLICATE_KEY = 11000;
+
+/** Whether a write failed only because what it inserts is there already (every failure of a bulk insert, too). */
+export function duplicateKey(error: unknown): boolean {
+  if (error instanceof MongoBulkWriteError) {
+    const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    return failures.length > 0 && failures.every((failure) => failure.code === DUPLICATE_KEY);
+  }
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
 /**
  * Why an operation failed, when it is not a bug: out of time, a pattern the engine refuses, the
  * engine too busy to take the write now (FerretDB's SQLite answers a concurrent write with

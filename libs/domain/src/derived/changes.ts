@@ -22,15 +22,21 @@ export function changedProperties(before: Properties, after: Properties): Set<st
   return changed;
 }
 
+const unlabelled = (value: Value): Value => {
+  if (value.reference === undefined) return value;
+  const { string: _label, ...rest } = value;
+  return rest as Value;
+};
+
+/** Whether two values say the same, who set them when included, apart from a reference's label (display, kept fresh by the worker). */
+export function sameUnlabelled(a: Value, b: Value): boolean {
+  return sameValue(unlabelled(a), unlabelled(b));
+}
+
 /**
  * Whether a property's values differ at most in the labels of their references (a referenced
  * entity was renamed and the values relabelled): they still name the same entities.
  */
 export function onlyRelabelled(before: readonly Value[], after: readonly Value[]): boolean {
-  const unlabelled = (value: Value): Value => {
-    if (value.reference === undefined) return value;
-    const { string: _label, ...rest } = value;
-    return rest as Value;
-  };
-  return before.length === after.length && before.every((value, i) => sameValue(unlabelled(value), unlabelled(after[i]!)));
+  return before.length === after.length && before.every((value, i) => sameUnlabelled(value, after[i]!));
 }

@@ -32,10 +32,14 @@ export const recordedAs = (ctx: Pick<WriteContext, 'now' | 'caller'>, version: n
  * The history rows of a change from `before` to `after` (issue 16): one per value added,
  * overwritten, replaced or deleted, or the deletion with the owners who may still read them.
  */
-export function historyOf(schema: Schema, before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded): HistoryRow[] {
+export function historyOf(schema: Schema, before: Entity | undefined, after: Entity | undefined, recorded: Recorded): HistoryRow[] {
+  const definitions = schema.definitionsOf(typeOf((after ?? before)!.properties));
+  return historyRows(before, after, recorded, (name) => definitionOf(name, definitions)?.list ?? true);
+}
+
+/** `historyOf` where which properties are lists is known otherwise (a creation pairs nothing: any answer does). */
+export function historyRows(before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded, isList: (name: string) => boolean): HistoryRow[] {
   const entity = (after ?? before)!;
-  const definitions = schema.definitionsOf(typeOf(entity.properties));
-  const isList = (name: string) => definitionOf(name, definitions)?.list ?? true;
   return changesOf(before?.properties, after?.properties, author, isList).map((change) => ({
     ...change,
     id: newId(),
