@@ -29,6 +29,7 @@ export { bootstrapDatabase, type Bootstrap } from './bootstrap';
 export { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
 export { DEFAULT_LIMIT, FILTER_FIELDS, FILTER_KEY_PATTERN, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_SKIP, MAX_TERMS, OPERATORS_OF, parseListQuery, parseReferenceQuery, rawQueryOf, type RawQuery } from './query/parse';
 export { checkQueryTypes } from './query/check';
+export { matchesFilter, matchesFilters } from './query/match';
 export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
 export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';
 export { FORMULA_FUNCTIONS, MAX_FORMULA_LENGTH, MAX_FORMULA_STRING, MAX_FORMULA_TOKENS, MAX_FORMULAS_PER_TYPE, type Formula, type FormulaFunction, type FormulaNode, type FormulaPath, type FormulaValue } from './formula/ast';
