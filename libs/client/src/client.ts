@@ -85,6 +85,25 @@ export class EntiaClient {
     return new EntiaDatabase(this, name);
   }
 
+  /** The bearer token calls carry now (exchanged when none is cached); undefined for an anonymous client. */
+  async bearer(): Promise<string | undefined> {
+    return this.credentials?.token();
+  }
+
+  /**
+   * After a 401 with `token`: a fresh token when the key can be exchanged again (one exchange for
+   * all callers), else undefined.
+   */
+  async renewBearer(token: string | undefined): Promise<string | undefined> {
+    if (!this.credentials?.canRenew || token === undefined) return undefined;
+    return this.credentials.renew(token);
+  }
+
+  /** The API's base URL, without a trailing slash. */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
   /**
    * One call, with the current token. A 401 means the token expired or was revoked: the key is
    * exchanged once more and the call repeated once (a POST with the same `Idempotency-Key`); a

@@ -2,6 +2,8 @@ import type { EntiaClient, RequestOptions } from './client';
 import { queryBody, queryString } from './query';
 import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
+import { subscribe, type SubscribeOptions, type Subscription } from './changes';
+import type { ChangeEvent } from './types';
 
 /** What `duplicate` asks for: how many copies, and which properties they leave out. */
 export interface DuplicateOptions {
@@ -63,6 +65,15 @@ export class EntiaDatabase {
   /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
   addValues(id: string, values: ValueInput[], options?: RequestOptions): Promise<WriteResult> {
     return this.client.request('POST', this.entityPath(id), values, options);
+  }
+
+  /**
+   * `GET /api/{db}/changes`: every change of an entity the caller may read that matches `filter`
+   * (the list syntax: `{'_type.reference': bookType, 'pages.number.gte': 100}`) before or after it,
+   * as it happens; reconnects and resumes by itself (see `subscribe` in changes.ts).
+   */
+  subscribe(filter: EntityQuery, onEvent: (event: ChangeEvent) => void, options?: SubscribeOptions): Subscription {
+    return subscribe(this.client, this.name, filter, onEvent, options);
   }
 
   /**

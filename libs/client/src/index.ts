@@ -11,6 +11,7 @@ export {
   type Aggregation,
   type AuthResult,
   type Change,
+  type ChangeEvent,
   type Deleted,
   type Entity,
   type EntityList,
@@ -22,3 +23,4 @@ export {
   type ValueInput,
   type WriteResult,
 } from './types';
+export { subscribe, type ChangeNotice, type SubscribeOptions, type Subscription } from './changes';

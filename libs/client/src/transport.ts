@@ -10,7 +10,7 @@ import { backoffDelay, isRetryableStatus, mayRepeat, type RetryPolicy } from './
  */
 export class Transport {
   constructor(
-    private readonly baseUrl: string,
+    readonly baseUrl: string,
     private readonly retry: RetryPolicy,
     private readonly sleep: (ms: number) => Promise<void>,
   ) {}

@@ -2,6 +2,7 @@ import type {
   AccountSchema,
   AuthResultSchema,
   ChangeSchema,
+  ChangeEventSchema,
   HistorySchema,
   DeletedSchema,
   EntityListSchema,
@@ -77,3 +78,6 @@ export function valuesOf(entity: Entity, property: string): Value[] {
   const values = entity[property];
   return Array.isArray(values) ? values : [];
 }
+
+/** One change as the change feed delivers it (`subscribe`); `inView: false` says the entity left the subscriber's view. */
+export type ChangeEvent = Static<typeof ChangeEventSchema>;

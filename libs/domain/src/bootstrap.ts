@@ -8,10 +8,13 @@ interface DefinitionSpec {
   list?: boolean;
   multilingual?: boolean;
   search?: boolean;
+  mandatory?: boolean;
 }
 
-/** The property definitions every new database starts with, per meta-type (SPEC §4, §5). */
-const META_DEFINITIONS: Record<keyof MetaTypes, DefinitionSpec[]> = {
+type MetaName = keyof MetaTypes;
+
+/** The property definitions every new database starts with, per meta-type (SPEC §4, §5; `webhook`: issue 18). */
+const META_DEFINITIONS: Record<MetaName, DefinitionSpec[]> = {
   entity: [
     { name: 'name', type: 'string', search: true },
     { name: 'label', type: 'string', multilingual: true },
@@ -37,7 +40,17 @@ const META_DEFINITIONS: Record<keyof MetaTypes, DefinitionSpec[]> = {
     { name: 'email', type: 'string', search: true },
   ],
   database: [{ name: 'name', type: 'string', search: true }],
+  // The rules of its values (an http(s) URL, a filter that parses, a long enough secret) are in webhooks.ts.
+  webhook: [
+    { name: 'name', type: 'string', search: true },
+    { name: 'url', type: 'string', mandatory: true },
+    { name: 'filter', type: 'string' },
+    { name: 'secret', type: 'string', mandatory: true },
+    { name: 'active', type: 'boolean' },
+  ],
 };
+
+const META_NAMES = Object.keys(META_DEFINITIONS) as MetaName[];
 
 export interface Bootstrap {
   meta: MetaTypes;
@@ -55,7 +68,7 @@ export interface Bootstrap {
  */
 export function bootstrapDatabase(args: { name: string; ownerName: string; now: string; newId(): string }): Bootstrap {
   const { newId, now } = args;
-  const meta: MetaTypes = { entity: newId(), property: newId(), person: newId(), database: newId() };
+  const meta: Required<MetaTypes> = { entity: newId(), property: newId(), person: newId(), database: newId(), webhook: newId() };
   const owner = newId();
   const databaseEntity = newId();
   const stamp = { at: now, by: owner };
@@ -73,11 +86,11 @@ export function bootstrapDatabase(args: { name: string; ownerName: string; now: 
   });
   const named = (name: string): Properties => ({ name: [value('name', { string: name })] });
 
-  const types = (Object.keys(meta) as (keyof MetaTypes)[]).map((name) => entity(meta[name], meta.entity, named(name), 'domain'));
-  const definitions = (Object.keys(META_DEFINITIONS) as (keyof MetaTypes)[]).flatMap((typeName) =>
+  const types = META_NAMES.map((name) => entity(meta[name], meta.entity, named(name), 'domain'));
+  const definitions = META_NAMES.flatMap((typeName) =>
     META_DEFINITIONS[typeName].map((spec) => {
       const flags: Properties = {};
-      for (const flag of ['list', 'multilingual', 'search'] as const) {
+      for (const flag of ['list', 'multilingual', 'search', 'mandatory'] as const) {
         if (spec[flag]) flags[flag] = [value(flag, { boolean: true })];
       }
       return entity(newId(), meta.property, {
@@ -90,7 +103,7 @@ export function bootstrapDatabase(args: { name: string; ownerName: string; now: 
   );
 
   const searchableByType = new Map(
-    (Object.keys(META_DEFINITIONS) as (keyof MetaTypes)[]).map((typeName) => [
+    META_NAMES.map((typeName) => [
       meta[typeName],
       new Set(META_DEFINITIONS[typeName].filter((spec) => spec.search).map((spec) => spec.name)),
     ]),

@@ -52,3 +52,10 @@ export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitio
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, PHOTO_PROPERTY, THUMBNAIL_FORMAT, THUMBNAIL_MIME, THUMBNAIL_SIZES, THUMBNAIL_SOURCE_FORMATS, THUMBNAIL_SOURCE_TYPES, assertThumbnailSource, assertThumbnailSourceType, centredSquare, parseThumbnailSize, thumbnailFilename, thumbnailKey, thumbnailKeys, unthumbnailable, type Region, type SourceImage, type ThumbnailSize } from './thumbnails';
 export { ThumbnailSchema } from './wire/thumbnail';
 export { graphqlTypeName, sanitiseGraphqlName, uniqueGraphqlNames } from './graphql-names';
+export { CHANGE_KINDS, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_STRING, changeRecordOf, snapshotOf, type ChangeKind, type ChangeRecord, type Snapshot } from './changes/record';
+export { deliveryOf, snapshotMatches, type Delivery } from './changes/delivery';
+export { ChangeEventSchema } from './wire/change-event';
+export { changeEventOf, missingProps, type ChangeEvent } from './changes/event';
+export { parseFeedFilter, parseFeedQuery, type FeedQuery } from './changes/feed-query';
+export { MAX_WEBHOOK_URL, MIN_WEBHOOK_SECRET, assertMayManageWebhooks, checkWebhook, isWebhookEntity, webhookOf, webhookUrlProblem, type Webhook } from './webhooks';
+export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-delivery';

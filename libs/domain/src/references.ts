@@ -9,6 +9,11 @@ export interface MetaTypes {
   property: string;
   person: string;
   database: string;
+  /**
+   * The `webhook` meta-type (issue 18). Absent on databases created before it existed: they have
+   * no webhooks (`createDatabase` bootstraps it for new ones).
+   */
+  webhook?: string;
 }
 
 export function typeOf(properties: Properties): string | undefined {

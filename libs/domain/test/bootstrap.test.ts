@@ -21,9 +21,9 @@ const definitionsOf = (typeId: string) =>
 const allValues = (): Value[] => entities.flatMap((e) => Object.values(e.properties).flat());
 
 describe('bootstrapDatabase', () => {
-  it('creates the four meta-types, named, each of type entity', () => {
-    for (const name of ['entity', 'property', 'person', 'database'] as const) {
-      const type = byId.get(meta[name])!;
+  it('creates the five meta-types, named, each of type entity', () => {
+    for (const name of ['entity', 'property', 'person', 'database', 'webhook'] as const) {
+      const type = byId.get(meta[name]!)!;
       expect(nameOf(type)).toBe(name);
       expect(typeOf(type.properties)).toBe(meta.entity);
     }
@@ -38,22 +38,26 @@ describe('bootstrapDatabase', () => {
     ['property', ['default', 'description', 'formula', 'label', 'list', 'mandatory', 'multilingual', 'name', 'ordinal', 'readonly', 'reference_query', 'search', 'type']],
     ['person', ['email', 'name']],
     ['database', ['name']],
+    ['webhook', ['active', 'filter', 'name', 'secret', 'url']],
   ])('gives %s its property definitions', (typeName, names) => {
-    const definitions = definitionsOf(meta[typeName]);
+    const definitions = definitionsOf(meta[typeName]!);
     expect(definitions.map(nameOf).sort()).toEqual(names);
     for (const definition of definitions) {
       expect(checkDefinition(definition.properties)).toEqual([]);
       expect(definitionFrom(definition.properties)).toBeDefined();
-      expect(referencesOf(definition.properties, '_parent')).toEqual([meta[typeName]]);
+      expect(referencesOf(definition.properties, '_parent')).toEqual([meta[typeName]!]);
     }
   });
 
   it('defines the flags the service relies on', () => {
-    const flags = (typeName: keyof typeof meta, name: string) => definitionFrom(definitionsOf(meta[typeName]).find((d) => nameOf(d) === name)!.properties)!;
+    const flags = (typeName: keyof typeof meta, name: string) => definitionFrom(definitionsOf(meta[typeName]!).find((d) => nameOf(d) === name)!.properties)!;
     expect(flags('person', 'name')).toEqual(expect.objectContaining({ type: 'string', search: true, list: false }));
     expect(flags('entity', 'label')).toEqual(expect.objectContaining({ type: 'string', multilingual: true }));
     expect(flags('property', 'list')).toEqual(expect.objectContaining({ type: 'boolean' }));
     expect(flags('property', 'ordinal')).toEqual(expect.objectContaining({ type: 'number' }));
+    expect(flags('webhook', 'url')).toEqual(expect.objectContaining({ type: 'string', mandatory: true }));
+    expect(flags('webhook', 'secret')).toEqual(expect.objectContaining({ type: 'string', mandatory: true }));
+    expect(flags('webhook', 'active')).toEqual(expect.objectContaining({ type: 'boolean', mandatory: false }));
   });
 
   it('creates the database entity and the first person, with their names', () => {
@@ -72,7 +76,7 @@ describe('bootstrapDatabase', () => {
 
   it('shares types and definitions with the whole domain, not the public', () => {
     const shared = entities.filter((e) => [meta.entity, meta.property].includes(typeOf(e.properties)!));
-    expect(shared).toHaveLength(4 + 3 + 13 + 2 + 1);
+    expect(shared).toHaveLength(5 + 3 + 13 + 2 + 1 + 5);
     for (const entity of shared) {
       expect(sharingOf(entity.properties)).toBe('domain');
       expect(canRead(entity.properties, { personId: STRANGER })).toBe(true);
@@ -98,7 +102,7 @@ describe('bootstrapDatabase', () => {
     const ids = [...entities.map((e) => e._id), ...allValues().map((v) => v._id)];
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
-    expect(new Set([...Object.values(meta), owner, databaseEntity]).size).toBe(6);
+    expect(new Set([...Object.values(meta), owner, databaseEntity]).size).toBe(7);
   });
 
   it('has every reference point at an entity of the database', () => {

@@ -12,6 +12,7 @@ import {
 } from '@entia/domain';
 import type { Tenant } from './tenant';
 import { isDefinition } from './definitions';
+import { checkWebhookWrite } from './webhooks';
 
 /** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
 async function checkReferenceQueries(tenant: Tenant, result: WriteResult, type: CompiledType): Promise<void> {
@@ -58,6 +59,7 @@ export async function checkAgainstTargets(
   checkReferences(result.references, targets, caller, tenant.record.meta);
   await checkReferenceQueries(tenant, result, type);
   if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
+  await checkWebhookWrite(tenant, entity, result.written, caller);
 }
 
 /** `checkAgainstTargets` with the targets loaded; resolves to them (to label the references). */

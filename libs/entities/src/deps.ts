@@ -1,5 +1,6 @@
 import type { UploadTarget } from '@entia/files';
-import type { Generations, JobProducer } from '@entia/jobs';
+import type { ChangeRecord } from '@entia/domain';
+import type { ChangeLog, Generations, JobProducer } from '@entia/jobs';
 import type { EntityWriter, Leases, Store } from '@entia/store';
 import type { SchemaCache } from './schema';
 
@@ -17,6 +18,8 @@ export interface SettleDeps {
   /** Tokens that cached copies and schemas are keyed by; every write replaces the entity's. */
   generations: Generations;
   schemas: SchemaCache;
+  /** Each database's change log (issue 18): every committed change is published there. */
+  changes: ChangeLog<ChangeRecord>;
   /** Removes a stored object; removing an absent one succeeds. */
   objects: { remove(key: string): Promise<void> };
   logger: FailureLog;

@@ -18,3 +18,5 @@ export { entityAt, entityHistory } from './history';
 export { expireHistory } from './expire-history';
 export { duplicateEntity, type DuplicateOutcome } from './write/duplicate';
 export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type ThumbnailAnswer, type ThumbnailObjects, type ThumbnailSettings } from './thumbnails';
+export { feedQueryOf } from './feed';
+export { checkWebhookWrite, webhookDeliveries } from './webhooks';

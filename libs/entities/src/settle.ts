@@ -4,7 +4,7 @@ import { refreshed } from './refresh';
 import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
-import { historyEntry, historyOf, recordHistory } from './write/effects';
+import { eventEntry, historyEntry, historyOf, isRecord, recordNow } from './write/effects';
 
 export interface SettleOptions {
   /** Recompute what it derives from others even when nothing it reads is known to have changed (`/aggregate`, rebuilds). */
@@ -46,6 +46,9 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
     case 'history':
       await deps.store.history(db).record(entry.rows);
       return { marked: [], cutOff: false };
+    case 'event':
+      await deps.changes.publish(db, entry.record);
+      return { marked: [], cutOff: false };
     case 'reindex': {
       // Their search index follows the definitions, and their formulas may have changed.
       const marked: string[] = [];
@@ -61,7 +64,7 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
 }
 
 /**
- * After a settle recorded its own change's history: drops the rows' outbox entry from the entity
+ * After a settle recorded its own change's history and event: drops their outbox entries from the entity
  * at once (rather than in a settle of its own), and its own pending marks when nothing else is
  * left in the outbox. On failure the entry stays, and the next settle (the sweep's, at the latest)
  * delivers it. Never throws.
@@ -89,7 +92,7 @@ async function dropRecorded(deps: SettleDeps, db: string, id: string, recorded: 
 export async function settleEntity(deps: SettleDeps, db: string, record: DatabaseRecord, id: string, depth: number, options: SettleOptions = {}): Promise<Settled> {
   const pending = deps.store.registry.pending;
   const marked: string[] = [];
-  let history: OutboxEntry[] = [];
+  let records: OutboxEntry[] = [];
   const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
     const marks = await pending.of(db, id);
     if (!stored) return { next: { kind: 'keep' }, settles: marks, outcome: { entity: undefined, changed: false, cutOff: false } };
@@ -102,9 +105,9 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     for (const entry of stored.outbox) tellAll(await deliver(deps, db, schema, entry));
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
-    // Only its own write's history to record (what a write leaving nothing for others marks): the
-    // write materialised the entity completely, as it did before history had an outbox entry.
-    const onlyRecords = marks.every((mark) => mark.own) && stored.outbox.every((entry) => entry.kind === 'history');
+    // Only its own write's history and event to record (what a write leaving nothing for others
+    // marks): the write materialised the entity completely, as it did before they had outbox entries.
+    const onlyRecords = marks.every((mark) => mark.own) && stored.outbox.every(isRecord);
     if (onlyRecords && !options.recompute) return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
 
     const next = await refreshed(deps.store.entities(db), schema, record, stored.entity);
@@ -121,18 +124,20 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     const type = typeOf(properties);
     // Before the commit, so no cached copy of the old state outlives it (see the write path).
     await deps.generations.touch(db, [id], isSchemaType(record.meta, type));
-    // Recorded like a person's change, marked as the worker's; dropped from the outbox once recorded (`dropRecorded`).
-    history = historyEntry(historyOf(schema, stored.entity, entity, { author: { at: new Date().toISOString(), worker: true }, version: stored.version + 1 }));
+    // Recorded and published like a person's change, marked as the worker's; dropped from the
+    // outbox once recorded (`dropRecorded`).
+    const recorded = { author: { at: new Date().toISOString(), worker: true as const }, version: stored.version + 1 };
+    records = [...historyEntry(historyOf(schema, stored.entity, entity, recorded)), ...eventEntry(stored.entity, entity, recorded)];
     return {
       next: { kind: 'replace', stored: next },
       delivered,
-      add: history,
+      add: records,
       depth: from + 1,
       settles: marks,
       outcome: { entity, changed: true, cutOff },
     };
   });
-  if (settled.changed && history.length > 0 && (await recordHistory(deps, db, history))) await dropRecorded(deps, db, id, history);
+  if (settled.changed && records.length > 0 && (await recordNow(deps, db, records))) await dropRecorded(deps, db, id, records);
   if (settled.changed) {
     await deps.generations.touch(db, [id], isSchemaType(record.meta, typeOf(settled.entity!.properties))).catch((err: unknown) => {
       deps.logger.error({ err, db, entity: id }, 'could not invalidate cached copies after settling');

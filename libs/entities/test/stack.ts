@@ -1,7 +1,7 @@
 import { loadConfig } from '@entia/config';
 import { SchemaCache, type EntitiesDeps } from '@entia/entities';
 import { ObjectStore } from '@entia/files';
-import { Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
+import { ChangeLog, Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store } from '@entia/store';
 import { randomBytes } from 'node:crypto';
 
@@ -27,6 +27,7 @@ export function openDeps(): EntitiesDeps & { close(): Promise<void> } {
     jobs,
     generations,
     schemas: new SchemaCache(store, generations),
+    changes: new ChangeLog(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 }),
     objects: ObjectStore.fromSettings(config),
     logger: { error: () => undefined },
     settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },

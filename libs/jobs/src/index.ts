@@ -3,3 +3,5 @@ export { RedisBreaker, RedisUnavailableError, isRedisUnavailable, type BreakerOp
 export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type JobTypes, type RebuildProgress } from './queue';
 export { JobProducer, RANDOM_JOB_ID_SOURCE, randomJobId, type JobState, type JobStatus } from './producer';
 export { Generations } from './generations';
+export { ChangeLog, comparePositions, type LogEntry, type Publishable, type Resume, type RetentionSettings } from './change-log';
+export { ChangeLogGroup, GroupMissing } from './change-log-group';

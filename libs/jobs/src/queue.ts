@@ -25,6 +25,16 @@ export interface JobTypes {
     data: { db: string };
     result: { entities: number };
   };
+  /**
+   * POST one change to one webhook (issue 18), retried with backoff until WEBHOOK_RETRY_SECONDS
+   * after the change. Enqueued by the worker's dispatcher under the id
+   * `webhook-<webhook id>-<event id>`, so reading a change twice sends it once. `event` is the
+   * change event as the change feed sends it (`ChangeEvent` of @entia/domain): the body.
+   */
+  'deliver-webhook': {
+    data: { db: string; webhook: string; event: { id: string; at: string; entity: string; kind: string; [field: string]: unknown } };
+    result: { delivered: boolean; status?: number; skipped?: 'gone' | 'inactive' };
+  };
 }
 
 /** Progress of a `rebuild` job, as GET /api/{db}/aggregate/{id} shows it. */

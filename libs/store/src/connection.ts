@@ -2,6 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { ControlDb } from './control';
 import { EntityCollection } from './entities';
 import { HistoryCollection } from './history';
+import { WebhookDeliveries } from './webhook-deliveries';
 
 export interface StoreOptions {
   url: string;
@@ -46,6 +47,7 @@ export class Store {
   /** One handle per tenant database: making one per request was a measurable share of a cached GET. */
   private readonly collections = new Map<string, EntityCollection>();
   private readonly histories = new Map<string, HistoryCollection>();
+  private readonly deliveryLogs = new Map<string, WebhookDeliveries>();
 
   private constructor(
     readonly client: MongoClient,
@@ -101,9 +103,19 @@ export class Store {
     return history;
   }
 
-  /** Builds the indexes a tenant database lacks (its entities' and its history's); resolves with the names built. */
+  /** The delivery log of a tenant database's webhooks (issue 18). */
+  deliveries(name: string): WebhookDeliveries {
+    let deliveries = this.deliveryLogs.get(name);
+    if (!deliveries) {
+      deliveries = new WebhookDeliveries(this.database(name), this.options.timeoutMs);
+      this.deliveryLogs.set(name, deliveries);
+    }
+    return deliveries;
+  }
+
+  /** Builds the indexes a tenant database lacks (its entities', its history's, its webhook deliveries'); resolves with the names built. */
   async ensureTenantIndexes(name: string): Promise<string[]> {
-    return [...(await this.entities(name).ensureIndexes()), ...(await this.history(name).ensureIndexes())];
+    return [...(await this.entities(name).ensureIndexes()), ...(await this.history(name).ensureIndexes()), ...(await this.deliveries(name).ensureIndexes())];
   }
 
   async ping(): Promise<void> {

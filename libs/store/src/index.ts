@@ -12,3 +12,4 @@ export { PendingWork, type MarkFlags, type PendingMark } from './pending';
 export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';
+export { WEBHOOK_DELIVERY_INDEXES, WebhookDeliveries, type DeliveryStatus, type WebhookDelivery } from './webhook-deliveries';

@@ -1,4 +1,4 @@
-import type { EntityChanged } from '@entia/domain';
+import type { ChangeRecord, EntityChanged } from '@entia/domain';
 import type { HistoryRow } from './history';
 
 /**
@@ -14,4 +14,6 @@ export type OutboxEntry =
   /** A definition changed: rebuild the derived fields of its types' entities. */
   | { id: string; kind: 'reindex'; types: string[] }
   /** Record these changes in the history (the same rows the write recorded at once, if it could). */
-  | { id: string; kind: 'history'; rows: HistoryRow[] };
+  | { id: string; kind: 'history'; rows: HistoryRow[] }
+  /** Publish this change to the database's change log (published at once after the commit, if it could be). */
+  | { id: string; kind: 'event'; record: ChangeRecord };

@@ -16,12 +16,17 @@ import { requestId } from './http/request-id';
 import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
+import { changeRoutes } from './routes/changes';
+import { ChangeFeed } from './changes/feed';
+import { StreamSlots } from './changes/slots';
+import { StreamTickets } from './changes/tickets';
 import { duplicateRoutes } from './routes/duplicate';
 import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
 import { thumbnailRoutes } from './routes/thumbnails';
+import { webhookRoutes } from './routes/webhooks';
 import { Tenants } from './tenancy';
 import { version } from './version';
 
@@ -49,15 +54,27 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   app.use(helmet());
 
   const tenants = new Tenants(deps.store, config.MONGODB_CONTROL_DB);
+  const feed = new ChangeFeed({
+    deps,
+    config,
+    log: deps.changes,
+    hub: deps.hub,
+    // A slot outlives three missed heartbeats: a process that died frees its streams' slots by then.
+    slots: new StreamSlots(deps.breaker, config.REDIS_PREFIX, config.CHANGE_STREAMS_PER_PERSON, config.CHANGE_STREAM_HEARTBEAT_MS * 3),
+    lifecycle,
+    registry,
+  });
   const routes = [
     ...healthRoutes(deps, lifecycle),
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
     ...historyRoutes(deps, tenants),
+    ...webhookRoutes(deps, tenants),
     ...duplicateRoutes(deps, tenants),
     ...thumbnailRoutes(deps, tenants),
     ...graphqlRoutes(deps, tenants),
+    ...changeRoutes(deps, tenants, feed, new StreamTickets(deps.breaker, config.REDIS_PREFIX)),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

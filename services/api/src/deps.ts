@@ -1,10 +1,12 @@
 import type { Config } from '@entia/config';
+import type { ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
 import { SchemaCache, type EntitiesDeps } from '@entia/entities';
-import { Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
+import { ChangeLog, Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { ChangeHub } from './changes/hub';
 
 /**
  * Everything the API talks to: what the use cases need (`EntitiesDeps`) and the HTTP layer's own.
@@ -17,6 +19,8 @@ export interface Deps extends EntitiesDeps {
   /** Request-path Redis calls go through it: while Redis is away they fail (or are skipped) at once. */
   breaker: RedisBreaker;
   objects: ObjectStore;
+  /** Reads the change logs for this process's change streams. */
+  hub: ChangeHub;
 }
 
 export function openDeps(config: Config, logger: Logger): Deps {
@@ -25,6 +29,7 @@ export function openDeps(config: Config, logger: Logger): Deps {
   const breaker = new RedisBreaker(redis, { onChange: redisStateLogger(logger) });
   const store = Store.fromSettings(config);
   const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  const changes = changeLogOf(config, breaker);
   const leases = new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS });
   return {
     config,
@@ -38,8 +43,15 @@ export function openDeps(config: Config, logger: Logger): Deps {
     objects: ObjectStore.fromSettings(config),
     generations,
     schemas: new SchemaCache(store, generations),
+    changes,
+    hub: new ChangeHub(changes, config.REDIS_URL, logger, config.DEPENDENCY_TIMEOUT_MS),
     settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },
   };
+}
+
+/** The change logs (issue 18), as the API and the worker both publish to them. */
+export function changeLogOf(config: Config, breaker: RedisBreaker): ChangeLog<ChangeRecord> {
+  return new ChangeLog(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 });
 }
 
 /** One line when Redis goes away and one when it is back, rather than one per failed request. */
@@ -49,6 +61,6 @@ function redisStateLogger(logger: Logger): (available: boolean, reason: string) 
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
-  await Promise.allSettled([deps.jobs.close(), deps.store.close()]);
+  await Promise.allSettled([deps.jobs.close(), deps.store.close(), deps.hub.close()]);
   deps.redis.disconnect();
 }

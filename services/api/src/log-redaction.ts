@@ -21,6 +21,8 @@ const SECRET_QUERY_PARAMETERS = new Set([
   'api_key',
   'apikey',
   'key',
+  // A change stream's single-use ticket (issue 18).
+  'ticket',
 ]);
 
 function decoded(text: string): string {

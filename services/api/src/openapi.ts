@@ -35,6 +35,7 @@ const requirements: Record<Security, Json[]> = {
 
 const tags = [
   { name: 'auth', description: 'Exchanging an API key for a token.' },
+  { name: 'changes', description: 'A live feed of committed changes in one database `{db}` (Server-Sent Events), resumable with `Last-Event-ID`.' },
   { name: 'entities', description: 'Entities and their values in one database `{db}`, and their derived data.' },
   { name: 'graphql', description: 'GraphQL over HTTP on one database `{db}`: a schema generated from its types, the same use cases and rights as the REST routes.' },
   { name: 'jobs', description: 'Background jobs.' },

@@ -34,7 +34,7 @@ export function drainOnSignal({ server, lifecycle, logger, graceMs, close }: Shu
     if (stopping) return;
     stopping = true;
     const startedAt = Date.now();
-    lifecycle.shuttingDown = true;
+    lifecycle.shutDown();
     logger.info({ signal, inFlight: lifecycle.inFlight }, 'shutting down: finishing requests in flight');
     const deadline = setTimeout(() => {
       logger.error({ inFlight: lifecycle.inFlight, graceMs }, 'requests did not finish within the grace period; exiting');

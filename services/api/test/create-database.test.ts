@@ -38,7 +38,7 @@ describe('create-database (SPEC §4, §12)', () => {
       db,
       personId: expect.stringMatching(/^[0-9a-f]{24}$/),
       apiKey: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      types: { entity: expect.any(String), property: expect.any(String), person: expect.any(String), database: expect.any(String) },
+      types: { entity: expect.any(String), property: expect.any(String), person: expect.any(String), database: expect.any(String), webhook: expect.any(String) },
     });
 
     const auth = await request(api.app).get('/api/auth').set('Authorization', `Bearer ${created.apiKey}`);

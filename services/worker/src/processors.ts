@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { rebuildDatabase, settleEntity, type SettleDeps } from '@entia/entities';
 import type { JobData, JobName, JobResult, RebuildProgress } from '@entia/jobs';
 import type { DatabaseRecords } from '@entia/store';
+import { deliverWebhook, type DeliverySettings } from './webhooks/deliver';
 
 type Processor<N extends JobName> = (job: Job<JobData<N>, JobResult<N>, N>) => Promise<JobResult<N>>;
 export type Processors = { [N in JobName]: Processor<N> };
@@ -9,6 +10,8 @@ export type Processors = { [N in JobName]: Processor<N> };
 /** What the processors reach: the worker never talks HTTP to the API, only to the shared stores. */
 export interface ProcessorDeps extends SettleDeps {
   records: DatabaseRecords;
+  /** How webhook deliveries are made (issue 18). */
+  webhookDelivery: DeliverySettings;
 }
 
 /** One processor per job type of `JobTypes`; the compiler refuses a missing one. */
@@ -35,6 +38,8 @@ export function createProcessors(deps: ProcessorDeps): Processors {
       const progress = (done: number, total: number) => job.updateProgress({ done, total: Math.max(total, done) } satisfies RebuildProgress);
       return { entities: await rebuildDatabase(deps, job.data.db, record, progress) };
     },
+
+    'deliver-webhook': (job) => deliverWebhook(deps, job),
   };
 }
 

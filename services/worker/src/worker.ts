@@ -1,6 +1,7 @@
 import type { Config } from '@entia/config';
 import { SchemaCache, expireHistory } from '@entia/entities';
-import { Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
+import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
+import type { ChangeRecord } from '@entia/domain';
 import { Worker, type Job } from 'bullmq';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -11,6 +12,8 @@ import { createProcessors, dispatcher } from './processors';
 import { startSweeper } from './sweep';
 import { runPeriodically } from './periodic';
 import { DatabaseRecords, EntityWriter, RedisLeases, Store } from '@entia/store';
+import { deliverySettings, webhookBackoff } from './webhooks/deliver';
+import { WebhookDispatcher } from './webhooks/dispatcher';
 import { ObjectStore } from '@entia/files';
 
 // The retention is counted in days: looking once an hour keeps an expired history at most an hour too long.
@@ -42,7 +45,8 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const schemas = new SchemaCache(store, generations);
   const writer = new EntityWriter(store, new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS }));
-  const deps = { store, writer, objects, jobs: queue, generations, schemas, logger, records: new DatabaseRecords(store.registry) };
+  const changes = new ChangeLog<ChangeRecord>(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 });
+  const deps = { store, writer, objects, jobs: queue, generations, schemas, changes, logger, records: new DatabaseRecords(store.registry), webhookDelivery: deliverySettings(config) };
   const handle = dispatcher(createProcessors(deps));
   // Jobs whose processor is running: those a close cut short.
   let active = 0;
@@ -61,10 +65,18 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     // A job whose worker died (no lock renewal) is taken up again after this.
     lockDuration: config.WORKER_LOCK_MS,
     stalledInterval: Math.min(config.WORKER_LOCK_MS, 30_000),
+    settings: { backoffStrategy: webhookBackoff(config.WEBHOOK_BACKOFF_MS) },
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
   const sweeper = startSweeper(deps, config.SWEEP_INTERVAL_MS);
+  // Changes to webhook deliveries (issue 18). A dead worker's undispatched changes are taken over
+  // after twice the job lock (a minute by default), the same notion of "this worker is gone".
+  const webhooks = new WebhookDispatcher(
+    { store, jobs: queue, changes, breaker, logger },
+    createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS),
+    { claimIdleMs: Math.max(5000, 2 * config.WORKER_LOCK_MS) },
+  ).start();
   const historyExpiry = runPeriodically(
     () => expireHistory(store, config.HISTORY_RETENTION_DAYS).then((expired) => expired > 0 && logger.info({ expired }, 'expired the history of deleted entities')),
     HISTORY_EXPIRY_INTERVAL_MS,
@@ -83,6 +95,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     ),
     async close() {
       closing = true;
+      await webhooks.stop();
       await sweeper.stop();
       await historyExpiry.stop();
       // While Redis is away no job can be acknowledged (nor the connections closed politely), and

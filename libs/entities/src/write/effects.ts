@@ -1,6 +1,6 @@
-import { DELETED, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
+import { DELETED, changeRecordOf, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
 import { newId, type HistoryRow, type OutboxEntry } from '@entia/store';
-import type { EntitiesDeps } from '../deps';
+import type { EntitiesDeps, SettleDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
 import { objectKeysOf } from '../files';
 import { scheduleSettle } from '../schedule';
@@ -54,6 +54,15 @@ export function historyEntry(rows: HistoryRow[]): OutboxEntry[] {
   return rows.length > 0 ? [{ id: newId(), kind: 'history', rows }] : [];
 }
 
+/**
+ * The change as an outbox entry for the change log (issue 18): published at once after the commit,
+ * and by the worker if that failed; none when no value changed.
+ */
+export function eventEntry(before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded): OutboxEntry[] {
+  const record = changeRecordOf(before, after, author, version);
+  return record ? [{ id: newId(), kind: 'event', record }] : [];
+}
+
 /** What a change leaves for the worker (`effectsOf`, SPEC §9). */
 function effectEntries(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
   const entityId = (after ?? before)!._id;
@@ -61,29 +70,37 @@ function effectEntries(tenant: Tenant, schema: Schema, before: Entity | undefine
 }
 
 /**
- * What a change of an existing entity leaves for the worker, and its history, committed with it:
- * no acknowledged change can be missing from history.
+ * What a change of an existing entity leaves for the worker, its history and its event, committed
+ * with it: no acknowledged change can be missing from history or from the change log.
  */
 export function outboxOf(tenant: Tenant, schema: Schema, before: Entity, after: Entity | undefined, gone: readonly Value[], recorded: Recorded): OutboxEntry[] {
-  return [...effectEntries(tenant, schema, before, after, gone), ...historyEntry(historyOf(schema, before, after, recorded))];
+  return [...effectEntries(tenant, schema, before, after, gone), ...historyEntry(historyOf(schema, before, after, recorded)), ...eventEntry(before, after, recorded)];
 }
 
 /**
- * What creating `entity` leaves for the worker, and its history: the writer records that before the
- * insert (nobody can read a history of the entity before it exists), so a create that leaves
- * nothing for others needs no worker.
+ * What creating `entity` leaves for the worker, its event, and its history: the writer records that
+ * before the insert (nobody can read a history of the entity before it exists). The event cannot
+ * be published before the insert (it may fail), so it is in the outbox like any change's.
  */
 export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recorded: Recorded): { outbox: OutboxEntry[]; history: HistoryRow[] } {
-  return { outbox: effectEntries(tenant, schema, undefined, entity, []), history: historyOf(schema, undefined, entity, recorded) };
+  return {
+    outbox: [...effectEntries(tenant, schema, undefined, entity, []), ...eventEntry(undefined, entity, recorded)],
+    history: historyOf(schema, undefined, entity, recorded),
+  };
 }
 
+/** Outbox entries that only record the change (history, the change log), as opposed to work on others. */
+export const isRecord = (entry: OutboxEntry): boolean => entry.kind === 'history' || entry.kind === 'event';
+
 /**
- * Records the history rows among `outbox` now, so that a reader sees them at once; the worker's
- * delivery is the guarantee. Never throws; resolves whether they were recorded.
+ * Records the history rows among `outbox` now and publishes its events, so that readers and
+ * subscribers see them at once; the worker's delivery is the guarantee (publishing again is a
+ * no-op). Never throws; resolves whether everything was recorded.
  */
-export async function recordHistory(deps: Pick<EntitiesDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
+export async function recordNow(deps: Pick<SettleDeps, 'store' | 'logger' | 'changes'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
   const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
-  return deps.store
+  const events = outbox.flatMap((entry) => (entry.kind === 'event' ? [entry.record] : []));
+  const recorded = deps.store
     .history(db)
     .record(rows)
     .then(
@@ -93,6 +110,16 @@ export async function recordHistory(deps: Pick<EntitiesDeps, 'store' | 'logger'>
         return false;
       },
     );
+  // One after the other: a change's events keep their order in the log.
+  const published = (async () => {
+    for (const record of events) await deps.changes.publish(db, record);
+    return true;
+  })().catch((err: unknown) => {
+    deps.logger.error({ err, db }, 'could not publish a change now; the worker publishes it');
+    return false;
+  });
+  const [history, log] = await Promise.all([recorded, published]);
+  return history && log;
 }
 
 /**
@@ -119,7 +146,7 @@ export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written
     invalidate(deps, tenant, ...written.map(({ entity }) => entity)).catch((err: unknown) => {
       deps.logger.error({ err, db: tenant.name, entity: ids.length === 1 ? ids[0] : ids }, 'could not invalidate cached copies after a write');
     }),
-    recordHistory(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
+    recordNow(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
   ]);
   const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
   if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);

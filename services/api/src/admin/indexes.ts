@@ -1,4 +1,4 @@
-import { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, IndexBuildError, type Store } from '@entia/store';
+import { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, IndexBuildError, WEBHOOK_DELIVERY_INDEXES, type Store } from '@entia/store';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
@@ -65,7 +65,7 @@ export function keepIndexes(store: Store, logger: Logger, metrics: IndexMetrics,
 
   /** Ensures one database; records how many of its definitions are still missing. */
   async function ensure(target: Target): Promise<boolean> {
-    const definitions = target === CONTROL ? API_KEY_INDEXES : [...ENTITY_INDEXES, ...HISTORY_INDEXES];
+    const definitions = target === CONTROL ? API_KEY_INDEXES : [...ENTITY_INDEXES, ...HISTORY_INDEXES, ...WEBHOOK_DELIVERY_INDEXES];
     const database = target === CONTROL ? store.controlDbName : target;
     try {
       const built = await (target === CONTROL ? store.registry.ensureIndexes() : store.ensureTenantIndexes(target));

@@ -11,6 +11,22 @@ export class Lifecycle {
   shuttingDown = false;
   private running = 0;
   private waiters: Array<() => void> = [];
+  private readonly closers = new Set<() => void>();
+
+  /**
+   * Work that would not end by itself (a change stream) is ended when shutdown begins, so that the
+   * drain does not wait for it. The returned function takes `close` back.
+   */
+  whenShuttingDown(close: () => void): () => void {
+    this.closers.add(close);
+    return () => this.closers.delete(close);
+  }
+
+  /** Shutdown begins: no request starts any more, and open-ended work is ended. */
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const close of [...this.closers]) close();
+  }
 
   /** Counts one piece of work as running; the returned function ends it (calling it twice is harmless). */
   begin(): () => void {
