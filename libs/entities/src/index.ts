@@ -20,3 +20,4 @@ export { duplicateEntity, type DuplicateOutcome } from './write/duplicate';
 export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type ThumbnailAnswer, type ThumbnailObjects, type ThumbnailSettings } from './thumbnails';
 export { feedQueryOf } from './feed';
 export { checkWebhookWrite, webhookDeliveries } from './webhooks';
+export { FORGET_AFTER_MS, publishIntended } from './publish-intended';

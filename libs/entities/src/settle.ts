@@ -4,7 +4,7 @@ import { refreshed } from './refresh';
 import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
-import { eventEntry, historyEntry, historyOf, isRecord, recordNow } from './write/effects';
+import { eventEntry, historyEntry, historyOf, isRecord, publishNow, recordHistory } from './write/effects';
 
 export interface SettleOptions {
   /** Recompute what it derives from others even when nothing it reads is known to have changed (`/aggregate`, rebuilds). */
@@ -93,6 +93,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
   const pending = deps.store.registry.pending;
   const marked: string[] = [];
   let records: OutboxEntry[] = [];
+  let published = false;
   const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
     const marks = await pending.of(db, id);
     if (!stored) return { next: { kind: 'keep' }, settles: marks, outcome: { entity: undefined, changed: false, cutOff: false } };
@@ -132,12 +133,16 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
       next: { kind: 'replace', stored: next },
       delivered,
       add: records,
+      // Under the lease: the log has the entity's changes in the order of its versions.
+      committed: async () => {
+        published = await publishNow(deps, db, records);
+      },
       depth: from + 1,
       settles: marks,
       outcome: { entity, changed: true, cutOff },
     };
   });
-  if (settled.changed && records.length > 0 && (await recordNow(deps, db, records))) await dropRecorded(deps, db, id, records);
+  if (settled.changed && records.length > 0 && (await recordHistory(deps, db, records)) && published) await dropRecorded(deps, db, id, records);
   if (settled.changed) {
     await deps.generations.touch(db, [id], isSchemaType(record.meta, typeOf(settled.entity!.properties))).catch((err: unknown) => {
       deps.logger.error({ err, db, entity: id }, 'could not invalidate cached copies after settling');

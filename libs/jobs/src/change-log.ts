@@ -42,6 +42,7 @@ export function comparePositions(a: string, b: string): number {
 const eventId = (position: string, epoch: string) => `${position}.${epoch}`;
 
 // Adds the record unless its key was published already (then answers the first publication), and
+// takes back its intent (`intend`),
 // trims the log by count and by age, in one step so that two publishers of one change (the API's
 // request and the worker's settle) cannot both add it. What it trims moves the `dropped` mark to
 // the newest event dropped: a subscriber that saw an event before it has missed some. The epoch is
@@ -53,6 +54,8 @@ if not epoch then
   epoch = ARGV[4]
   redis.call('SET', KEYS[2], epoch)
 end
+redis.call('HDEL', KEYS[5], ARGV[6])
+redis.call('ZREM', KEYS[6], ARGV[6])
 local seen = redis.call('GET', KEYS[3])
 if seen then return {seen, epoch} end
 local excess = redis.call('XLEN', KEYS[1]) + 1 - tonumber(ARGV[2])
@@ -73,6 +76,13 @@ if age > 0 then
 end
 redis.call('SET', KEYS[3], position, 'EX', ARGV[5])
 return {position, epoch}
+`;
+
+// Drops a database from the intending set when it has no intent left.
+const FORGET_IDLE = `
+if redis.call('ZCARD', KEYS[2]) > 0 then return 1 end
+redis.call('SREM', KEYS[1], ARGV[1])
+return 0
 `;
 
 type Fields = [string, string[]][];
@@ -102,6 +112,21 @@ export class ChangeLog<T extends Publishable> {
     return `${this.prefix}:changes:{${db}}:dropped`;
   }
 
+  /** Records to be published once the write they tell of is known to be stored (`intend`), by key. */
+  private intentsKey(db: string): string {
+    return `${this.prefix}:changes:{${db}}:intents`;
+  }
+
+  /** The keys of `intentsKey`, by when they were intended. */
+  private intendedKey(db: string): string {
+    return `${this.prefix}:changes:{${db}}:intended`;
+  }
+
+  /** The databases that may have intents. */
+  private get intendingKey(): string {
+    return `${this.prefix}:changes:intending`;
+  }
+
   private seenKey(db: string, key: string): string {
     return `${this.prefix}:changes:{${db}}:seen:${key}`;
   }
@@ -115,16 +140,19 @@ export class ChangeLog<T extends Publishable> {
     const [position, epoch] = (await this.breaker.run((redis) =>
       redis.eval(
         PUBLISH,
-        4,
+        6,
         this.streamKey(db),
         this.epochKey(db),
         this.seenKey(db, record.key),
         this.droppedKey(db),
+        this.intentsKey(db),
+        this.intendedKey(db),
         JSON.stringify(record),
         String(this.retention.maxEvents),
         String(this.retention.maxAgeMs),
         randomBytes(8).toString('hex'),
         String(seenSeconds),
+        record.key,
       ),
     )) as [string, string];
     return eventId(position, epoch);
@@ -138,6 +166,53 @@ export class ChangeLog<T extends Publishable> {
       if (!results || failed) throw failed?.[0] ?? new Error('the change log could not be read');
       return results[1]![1] as string;
     });
+  }
+
+  /**
+   * Records changes about to be stored (new entities, before their insert) that `publish` then
+   * publishes: what a process that died between the two left is found by `intended` and published
+   * by the worker, if the write was stored after all. As durable as the log itself: a Redis that
+   * lost these lost the log too (a reset for every subscriber).
+   */
+  async intend(db: string, records: readonly T[]): Promise<void> {
+    if (records.length === 0) return;
+    const now = Date.now();
+    await this.breaker.run(async (redis) => {
+      const multi = redis.multi().sadd(this.intendingKey, db);
+      multi.hset(this.intentsKey(db), Object.fromEntries(records.map((record) => [record.key, JSON.stringify(record)])));
+      multi.zadd(this.intendedKey(db), ...records.flatMap((record) => [now, record.key]));
+      const results = await multi.exec();
+      const failed = results?.find(([error]) => error);
+      if (!results || failed) throw failed?.[0] ?? new Error('the change log could not be written');
+    });
+  }
+
+  /** Intents of `db` older than `olderThanMs` (their writes are stored or failed by now), oldest first. */
+  async intended(db: string, olderThanMs: number, count: number): Promise<T[]> {
+    return this.breaker.run(async (redis) => {
+      const keys = await redis.zrangebyscore(this.intendedKey(db), '-inf', Date.now() - olderThanMs, 'LIMIT', 0, count);
+      if (keys.length === 0) return [];
+      const records = await redis.hmget(this.intentsKey(db), ...keys);
+      return records.flatMap((record) => (record === null ? [] : [JSON.parse(record) as T]));
+    });
+  }
+
+  /** Takes back intents whose writes were not stored. */
+  async forget(db: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.breaker.run((redis) => redis.multi().hdel(this.intentsKey(db), ...keys).zrem(this.intendedKey(db), ...keys).exec());
+  }
+
+  /** The databases that may have intents; one without any is dropped from the list as it is read. */
+  async intendingDatabases(): Promise<string[]> {
+    const dbs = await this.breaker.run((redis) => redis.smembers(this.intendingKey));
+    const left: string[] = [];
+    for (const db of dbs) {
+      // Atomic, so that an intent added meanwhile keeps its database listed.
+      const kept = await this.breaker.run((redis) => redis.eval(FORGET_IDLE, 2, this.intendingKey, this.intendedKey(db), db));
+      if (kept === 1) left.push(db);
+    }
+    return left;
   }
 
   /** The last position of the log of `db` ('0-0' for an empty or new one), and the event id it stands for. */

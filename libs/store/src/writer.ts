@@ -43,6 +43,12 @@ export interface Plan<T> {
   settles?: readonly PendingMark[];
   /** The cascade step this write is (0, a person's write, unless said): the depth of the mark `add` sets. */
   depth?: number;
+  /**
+   * Runs once the change is committed, still holding the entity's lease, so that what it does
+   * (publishing the change) happens in the order of the entity's versions. Must not throw: the
+   * write is stored whatever it does.
+   */
+  committed?: () => Promise<void>;
   /** What `update` resolves to. */
   outcome: T;
 }
@@ -117,6 +123,7 @@ export class EntityWriter {
           const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);
           const commit = () => entities.commit(id, current.version, decided.next, outbox, token);
           if (!(await this.withKeys(decided, () => this.confirmed(db, id, happened, commit, 'retry')))) continue;
+          await decided.committed?.().catch(() => undefined);
         }
         await registry.pending.clear(decided.settles ?? []);
         return decided.outcome;

@@ -1,4 +1,4 @@
-import { addValues } from '@entia/entities';
+import { addValues, createEntity } from '@entia/entities';
 import { startWorker } from '@entia/worker';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -111,21 +111,28 @@ describe('resuming the change feed', () => {
     }
   });
 
-  it('a change whose publication was lost with its process is published by the worker, once', async () => {
+  it('changes whose publication was lost with their process are published by the worker, once', async () => {
     const s = track(await liveStream(t.baseUrl, t.db, '', auth()));
     const id = await created('durable');
     await s.next((e) => e.data.entity === id);
     // The request's process "dies" between the commit and the publication: its publish never happens.
-    const lost = { ...api.deps, changes: { publish: () => Promise.reject(new Error('the process died')) } } as unknown as typeof api.deps;
+    const real = api.deps.changes;
+    const lost = { ...api.deps, changes: { intend: real.intend.bind(real), publish: () => Promise.reject(new Error('the process died')) } } as unknown as typeof api.deps;
     const tenant = { name: t.db, record: (await api.deps.store.registry.database(t.db))!, entities: api.deps.store.entities(t.db), caller: { personId: t.owner.id } };
     await addValues(lost, tenant, id, [{ type: 'title', string: 'durable, renamed' }]);
-    const worker = startWorker(api.deps.config, pino({ level: 'silent' }));
+    const born = (await createEntity(lost, tenant, [{ type: '_type', reference: book }, { type: 'title', string: 'born in a dying process' }]))._id;
+    const worker = startWorker({ ...api.deps.config, SWEEP_INTERVAL_MS: 500 }, pino({ level: 'silent' }));
     try {
+      // The change: from the entity's outbox, by its settle. The creation: from its intent, by the sweep.
       const renamed = await s.next((e) => e.data.entity === id && e.data.version === 2, 30_000);
       expect(renamed.data.properties).toEqual(['title']);
-      // The worker's second delivery of the same change (a retry) adds nothing to the log.
-      const log = await api.deps.changes.read(t.db, '0-0', 10_000);
+      expect((await s.next((e) => e.data.entity === born, 30_000)).data).toMatchObject({ kind: 'created', version: 1 });
+      // A second publication of the same change (a retry, the sweep after the settle) adds nothing to the log.
+      await real.publish(t.db, (await real.read(t.db, '0-0', 10_000)).find((entry) => entry.record.entity === born)!.record);
+      const log = await real.read(t.db, '0-0', 10_000);
       expect(log.filter((entry) => entry.record.entity === id).map((entry) => entry.record.version)).toEqual([1, 2]);
+      expect(log.filter((entry) => entry.record.entity === born).map((entry) => entry.record.version)).toEqual([1]);
+      expect(await real.intended(t.db, 0, 100)).toEqual([]);
     } finally {
       await worker.close();
     }

@@ -89,6 +89,15 @@ describe('GET /api/{db}/changes', () => {
     for (const event of events) expect(Date.parse(event.data.at)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('concurrent writers of one entity: every version once, in the order of the versions', async () => {
+    const s = await stream();
+    const id = await created([{ type: 'title', string: 'busy' }]);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => post(id, [{ type: 'tag', string: `t${i}` }])));
+    const versions = [];
+    for (let i = 0; i < 9; i++) versions.push((await s.next(of(id))).data.version);
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('`props` adds the values as the change left them, as a read would show them', async () => {
     const s = await stream('props=title,pages');
     const id = await created([{ type: 'title', string: 'Emma' }, { type: 'pages', number: 300 }]);

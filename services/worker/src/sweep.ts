@@ -1,4 +1,4 @@
-import { settleEntity, type SettleDeps } from '@entia/entities';
+import { publishIntended, settleEntity, type SettleDeps } from '@entia/entities';
 import type { DatabaseRecords } from '@entia/store';
 import { runPeriodically } from './periodic';
 
@@ -35,7 +35,14 @@ export async function sweepOnce(deps: SweepDeps, olderThanMs: number): Promise<n
   return settled;
 }
 
-/** Runs `sweepOnce` every `intervalMs` (and once at start) until stopped; rounds never overlap. */
+/**
+ * Runs `sweepOnce` every `intervalMs` (and once at start) until stopped, and publishes the
+ * creations whose request died before it could (`publishIntended`); rounds never overlap.
+ */
 export function startSweeper(deps: SweepDeps, intervalMs: number): { stop(): Promise<void> } {
-  return runPeriodically(() => sweepOnce(deps, intervalMs), intervalMs, (err) => deps.logger.error({ err }, 'sweep failed; trying again next round'));
+  const round = async () => {
+    await sweepOnce(deps, intervalMs);
+    await publishIntended(deps, intervalMs);
+  };
+  return runPeriodically(round, intervalMs, (err) => deps.logger.error({ err }, 'sweep failed; trying again next round'));
 }

@@ -18,8 +18,8 @@ import type { Filter, FilterField } from './ast';
  * Where MongoDB and FerretDB (the local stack) differ, this follows MongoDB: `$` also matches
  * before a final `\n`, `\s` takes a vertical tab. Still read as JavaScript reads them, being rare
  * in a filter: `\A`, `\z`, `\Z`, `\Q…\E`, `\x{…}`, `[[:alpha:]]`, `\S` inside a class, `]` first
- * in a class, `^` with `m` after a final `\n`, and `\u…`, which both engines refuse (the list
- * query fails) and JavaScript reads.
+ * in a class, `^` with `m` after a final `\n`. (`\u…`, which both engines refuse and JavaScript
+ * reads, is refused by the parser.)
  */
 
 /** A scalar as the engine compares it: its BSON type (only equal types compare) and its key. */

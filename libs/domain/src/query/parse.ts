@@ -32,8 +32,9 @@ export const OPERATORS_OF = Object.fromEntries(FIELD_DESCRIPTORS.map((field) => 
   Record<FilterField, readonly Operator[]>
 >;
 
-// Constructs RE2 (FerretDB) and PCRE (MongoDB) disagree on, or that only backtracking engines run.
-const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k</;
+// Constructs RE2 (FerretDB) and PCRE (MongoDB) disagree on, or that only backtracking engines run;
+// and `\u` escapes, which both refuse while JavaScript (the change feed's matcher) reads them.
+const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k<|\\u/;
 
 class Collector {
   readonly errors: FieldError[] = [];
@@ -80,7 +81,7 @@ function parseFilter(key: string, text: string, errors: Collector): Filter | und
       const [, pattern, flags] = literal as unknown as [string, string, string];
       if (pattern.length === 0 || pattern.length > MAX_REGEX) return errors.fail(key, `the pattern must have 1 to ${MAX_REGEX} characters`);
       if (!/^(?!.*(.).*\1)[imsu]*$/.test(flags)) return errors.fail(key, 'flags are some of i, m, s, u, each once');
-      if (UNSUPPORTED_REGEX.test(pattern)) return errors.fail(key, 'lookaround and backreferences are not supported');
+      if (UNSUPPORTED_REGEX.test(pattern)) return errors.fail(key, 'lookaround, backreferences and \\u escapes are not supported');
       try {
         new RegExp(pattern, flags);
       } catch {

@@ -26,7 +26,7 @@ import { readable } from '../read';
 import type { Schema } from '../schema';
 import { signedIn, type Tenant } from '../tenant';
 import { materialiseWrite, writeContext } from './context';
-import { afterCommit, creationOf, invalidate, recordedAs, type Written } from './effects';
+import { afterCommit, beforeCreate, creationOf, invalidate, recordedAs, type Written } from './effects';
 import type { WriteOutcome } from './values';
 
 /** The copies made: each as a create answers it (its values, as stored). */
@@ -78,7 +78,7 @@ export async function duplicateEntity(deps: EntitiesDeps, tenant: Tenant, id: st
   const keys: KeyRecord[] = [];
   for (const one of decided) keys.push(...(await keyRecords(deps, tenant, one.id, one.result)));
   // Before anything is stored (a failure here leaves nothing to undo), as for every write.
-  await invalidate(deps, tenant, ...copies.map(({ entity }) => entity));
+  await beforeCreate(deps, tenant, ...copies);
   await copyObjects(deps, copies);
   try {
     await deps.writer.createMany(tenant.name, copies, keys);

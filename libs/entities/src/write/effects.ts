@@ -1,4 +1,4 @@
-import { DELETED, changeRecordOf, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
+import { DELETED, changeRecordOf, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type ChangeRecord, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
 import { newId, type HistoryRow, type OutboxEntry } from '@entia/store';
 import type { EntitiesDeps, SettleDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
@@ -78,14 +78,17 @@ export function outboxOf(tenant: Tenant, schema: Schema, before: Entity, after: 
 }
 
 /**
- * What creating `entity` leaves for the worker, its event, and its history: the writer records that
- * before the insert (nobody can read a history of the entity before it exists). The event cannot
- * be published before the insert (it may fail), so it is in the outbox like any change's.
+ * What creating `entity` leaves for the worker, its history and its event. The writer records the
+ * history before the insert (nobody can read a history of the entity before it exists). The event
+ * cannot be published before the insert (it may fail): it is intended before (`beforeCreate`) and
+ * published after, so a create that leaves nothing for others still needs no worker.
  */
-export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recorded: Recorded): { outbox: OutboxEntry[]; history: HistoryRow[] } {
+export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recorded: Recorded): { outbox: OutboxEntry[]; history: HistoryRow[]; events: ChangeRecord[] } {
+  const event = changeRecordOf(undefined, entity, recorded.author, recorded.version);
   return {
-    outbox: [...effectEntries(tenant, schema, undefined, entity, []), ...eventEntry(undefined, entity, recorded)],
+    outbox: effectEntries(tenant, schema, undefined, entity, []),
     history: historyOf(schema, undefined, entity, recorded),
+    events: event ? [event] : [],
   };
 }
 
@@ -93,14 +96,12 @@ export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recor
 export const isRecord = (entry: OutboxEntry): boolean => entry.kind === 'history' || entry.kind === 'event';
 
 /**
- * Records the history rows among `outbox` now and publishes its events, so that readers and
- * subscribers see them at once; the worker's delivery is the guarantee (publishing again is a
- * no-op). Never throws; resolves whether everything was recorded.
+ * Records the history rows among `outbox` now, so that a reader sees them at once; the worker's
+ * delivery is the guarantee. Never throws; resolves whether they were recorded.
  */
-export async function recordNow(deps: Pick<SettleDeps, 'store' | 'logger' | 'changes'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
+export async function recordHistory(deps: Pick<SettleDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
   const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
-  const events = outbox.flatMap((entry) => (entry.kind === 'event' ? [entry.record] : []));
-  const recorded = deps.store
+  return deps.store
     .history(db)
     .record(rows)
     .then(
@@ -110,16 +111,23 @@ export async function recordNow(deps: Pick<SettleDeps, 'store' | 'logger' | 'cha
         return false;
       },
     );
-  // One after the other: a change's events keep their order in the log.
-  const published = (async () => {
-    for (const record of events) await deps.changes.publish(db, record);
+}
+
+/**
+ * Publishes `events` and the events among `outbox` to the change log now, one after the other; the
+ * worker's delivery (or, for a creation, its sweep of intents) is the guarantee, and publishing
+ * again is a no-op. A change of an existing entity publishes while the writer still holds the
+ * entity's lease (`Plan.committed`), so the log has an entity's changes in the order of its
+ * versions. Never throws; resolves whether all were published.
+ */
+export async function publishNow(deps: Pick<SettleDeps, 'changes' | 'logger'>, db: string, outbox: readonly OutboxEntry[], events: readonly ChangeRecord[] = []): Promise<boolean> {
+  try {
+    for (const record of [...events, ...outbox.flatMap((entry) => (entry.kind === 'event' ? [entry.record] : []))]) await deps.changes.publish(db, record);
     return true;
-  })().catch((err: unknown) => {
+  } catch (err) {
     deps.logger.error({ err, db }, 'could not publish a change now; the worker publishes it');
     return false;
-  });
-  const [history, log] = await Promise.all([recorded, published]);
-  return history && log;
+  }
 }
 
 /**
@@ -132,10 +140,19 @@ export async function recordNow(deps: Pick<SettleDeps, 'store' | 'logger' | 'cha
 export const invalidate = (deps: EntitiesDeps, tenant: Tenant, ...entities: Entity[]) =>
   deps.generations.touch(tenant.name, entities.map((entity) => entity._id), entities.some((entity) => isSchemaEntity(tenant, entity)));
 
-/** An entity as a write left it, and the work it left for the worker. */
+/** An entity as a write left it, the work it left for the worker, and (a creation) its intended events. */
 export interface Written {
   entity: Entity;
   outbox: readonly OutboxEntry[];
+  events?: readonly ChangeRecord[];
+}
+
+/**
+ * Before new entities are inserted: cached lists are invalidated and their events intended (see
+ * `creationOf`); a failure fails the create before anything is stored.
+ */
+export async function beforeCreate(deps: EntitiesDeps, tenant: Tenant, ...written: Written[]): Promise<void> {
+  await Promise.all([invalidate(deps, tenant, ...written.map(({ entity }) => entity)), deps.changes.intend(tenant.name, written.flatMap(({ events = [] }) => events))]);
 }
 
 /** After the commit: nothing here can fail the request, the write stands and its effects are recorded. */
@@ -146,7 +163,9 @@ export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written
     invalidate(deps, tenant, ...written.map(({ entity }) => entity)).catch((err: unknown) => {
       deps.logger.error({ err, db: tenant.name, entity: ids.length === 1 ? ids[0] : ids }, 'could not invalidate cached copies after a write');
     }),
-    recordNow(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
+    recordHistory(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
+    // A creation's: nobody else can have written the entity yet (its id is not known outside).
+    publishNow(deps, tenant.name, [], written.flatMap(({ events = [] }) => events)),
   ]);
   const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
   if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);

@@ -16,7 +16,7 @@ import { schemaOf } from '../definitions';
 import type { Schema } from '../schema';
 import { keyRecords } from '../keys';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, creationOf, invalidate, recordedAs, type Written } from './effects';
+import { afterCommit, beforeCreate, creationOf, recordedAs, type Written } from './effects';
 import { materialiseWrite, requestedType, writeContext } from './context';
 import type { ImportSession } from './import-session';
 
@@ -121,7 +121,7 @@ async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly 
     written.push(await built(tenant, schema, one, first + offset, targets));
     keys.push(...(await keyRecords(deps, tenant, one.id, one.result)));
   }
-  await invalidate(deps, tenant, ...written.map(({ entity }) => entity));
+  await beforeCreate(deps, tenant, ...written);
   await deps.writer.createMany(tenant.name, written, keys);
   await afterCommit(deps, tenant, ...written);
   session?.remember(written.map(({ entity }) => [entity._id, entity.properties] as const));

@@ -20,7 +20,7 @@ import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, creationOf, invalidate, outboxOf, recordedAs } from './effects';
+import { afterCommit, beforeCreate, creationOf, invalidate, outboxOf, publishNow, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
 
@@ -64,11 +64,11 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
-  const { outbox, history } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
+  const { outbox, history, events } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
   const keys = await keyRecords(deps, tenant, id, result);
-  await invalidate(deps, tenant, entity);
+  await beforeCreate(deps, tenant, { entity, outbox, events });
   await deps.writer.create(tenant.name, { stored, outbox, history }, keys);
-  await afterCommit(deps, tenant, { entity, outbox });
+  await afterCommit(deps, tenant, { entity, outbox, events });
   return { _id: entity._id, properties: groupByProperty(await withUploads(deps, tenant.name, entity._id, values)) };
 }
 
@@ -104,6 +104,7 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
       next: { kind: 'replace' as const, stored: next },
       add: outbox,
       keys,
+      committed: () => publishNow(deps, tenant.name, outbox).then(() => undefined),
       outcome: { entity, values, outbox, removed: result.removed },
     };
   });

@@ -125,18 +125,25 @@ export class ChangeFeed {
     );
     if (tenant.kid) timers.push(setInterval(() => void this.recheck(stream, tenant.kid!), config.KEY_RECHECK_MS));
 
-    if (resume && 'from' in resume) {
-      stream.startAfter(resume.from);
-      await this.catchUp(stream, db, resume.from, watching.position);
-      stream.notice('ready', {});
-    } else {
-      // Where live events start: resuming from here misses nothing of what follows.
-      const start = await log.eventIdAt(db, watching.position);
-      stream.startAfter(watching.position);
-      if (resume) stream.notice('reset', { reason: resume.reset }, start);
-      stream.notice('ready', {}, start);
+    try {
+      if (resume && 'from' in resume) {
+        stream.startAfter(resume.from);
+        await this.catchUp(stream, db, resume.from, watching.position);
+        stream.notice('ready', {});
+      } else {
+        // Where live events start: resuming from here misses nothing of what follows.
+        const start = await log.eventIdAt(db, watching.position);
+        stream.startAfter(watching.position);
+        if (resume) stream.notice('reset', { reason: resume.reset }, start);
+        stream.notice('ready', {}, start);
+      }
+      stream.goLive();
+    } catch (err) {
+      // The answer has begun: no problem can be sent any more. The client reconnects with the
+      // last id it received, and nothing is lost.
+      this.feed.deps.logger.warn({ err, db }, 'a change stream could not catch up; closed for the client to resume');
+      stream.close();
     }
-    stream.goLive();
   }
 
   /** Sends what the log holds after `from`, up to where live events take over (`until`). */
