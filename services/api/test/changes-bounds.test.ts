@@ -6,7 +6,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { liveStream, SseReader } from './sse';
-import { testApi, type TestApi } from './support';
+import { listening, testApi, type Listening, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
 // Issue 18: what bounds a change stream — limits per person and per process, tickets, hostile
@@ -17,6 +17,7 @@ describe('change streams, bounded', () => {
   let api: TestApi;
   let lifecycle: Lifecycle;
   let registry: Registry;
+  let served: Listening;
   let server: Server;
   let baseUrl: string;
   let t: TestTenant;
@@ -28,10 +29,9 @@ describe('change streams, bounded', () => {
     lifecycle = new Lifecycle();
     registry = new Registry();
     // The app with a lifecycle and metrics this test can see.
-    const app = createApp(api.deps, lifecycle, registry);
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await listening(createApp(api.deps, lifecycle, registry));
+    server = served.server;
+    baseUrl = served.url;
     t = await testTenant(api);
     book = await t.defineType('book', [
       { name: 'title', type: 'string' },
@@ -42,8 +42,7 @@ describe('change streams, bounded', () => {
     for (const stream of open.splice(0)) stream.close();
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await t.close();
     await api.close();
   });
@@ -151,19 +150,17 @@ describe('change streams, bounded', () => {
 
   it('a process holds at most CHANGE_STREAMS_MAX streams: more is 503 with Retry-After', async () => {
     const small = testApi({ REDIS_PREFIX: api.deps.config.REDIS_PREFIX, CHANGE_STREAMS_MAX: '1' });
-    const smallServer = small.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => smallServer.once('listening', resolve));
+    const smallServer = await listening(small.app);
     try {
-      const url = `http://127.0.0.1:${(smallServer.address() as AddressInfo).port}`;
+      const { url } = smallServer;
       const first = track(await liveStream(url, t.db, '', auth()));
       const other = await t.newPerson('Another');
-      const refused = await request(smallServer).get(`/api/${t.db}/changes`).set('Authorization', other.auth);
+      const refused = await request(smallServer.server).get(`/api/${t.db}/changes`).set('Authorization', other.auth);
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBeDefined();
       first.close();
     } finally {
-      smallServer.closeAllConnections();
-      await new Promise((resolve) => smallServer.close(resolve));
+      await smallServer.close();
       await small.close();
     }
   });

@@ -1,11 +1,9 @@
 import { addValues, createEntity } from '@entia/entities';
 import { startWorker } from '@entia/worker';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import request from 'supertest';
 import { liveStream, SseReader } from './sse';
-import { testApi, type TestApi } from './support';
+import { listening, testApi, type Listening, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
 // Issue 18: resuming a change stream (on another API replica), retention, and durability of the
@@ -15,7 +13,7 @@ describe('resuming the change feed', () => {
 
   let api: TestApi;
   let replica: TestApi;
-  let replicaServer: Server;
+  let replicaServer: Listening;
   let replicaUrl: string;
   let t: TestTenant;
   let book: string;
@@ -25,9 +23,8 @@ describe('resuming the change feed', () => {
     api = testApi();
     // A second API process in all but the process: its own connections, hub and streams, the same Redis and database.
     replica = testApi({ REDIS_PREFIX: api.deps.config.REDIS_PREFIX });
-    replicaServer = replica.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => replicaServer.once('listening', resolve));
-    replicaUrl = `http://127.0.0.1:${(replicaServer.address() as AddressInfo).port}`;
+    replicaServer = await listening(replica.app);
+    replicaUrl = replicaServer.url;
     t = await testTenant(api);
     book = await t.defineType('book', [{ name: 'title', type: 'string' }]);
   });
@@ -35,7 +32,7 @@ describe('resuming the change feed', () => {
     for (const stream of open.splice(0)) stream.close();
   });
   afterAll(async () => {
-    await new Promise((resolve) => replicaServer.close(resolve));
+    await replicaServer.close();
     await t.close();
     await Promise.all([api.close(), replica.close()]);
   });
@@ -80,9 +77,7 @@ describe('resuming the change feed', () => {
 
   it('an id past the retention, from another epoch or malformed gets `reset`, then live events', async () => {
     const small = testApi({ REDIS_PREFIX: api.deps.config.REDIS_PREFIX, CHANGE_LOG_MAX_EVENTS: '3' });
-    const server = small.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { url, close } = await listening(small.app);
     try {
       const s = track(await liveStream(url, t.db, '', auth()));
       const ready = s.events.find((e) => e.event === 'ready')!.id!;
@@ -104,9 +99,7 @@ describe('resuming the change feed', () => {
         resumed.close();
       }
     } finally {
-      // fetch keeps connections of aborted streams open a while; they are not the server's to wait for.
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await close();
       await small.close();
     }
   });

@@ -1,28 +1,24 @@
 import { EntiaClient, type ChangeEvent } from '@entia/client';
 import { createDatabase } from '@entia/entities';
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eventually } from './eventually';
-import { testApi, type TestApi } from './support';
+import { listening, testApi, type Listening, type TestApi } from './support';
 
 // The client's `subscribe` (issue 18) over a real socket: it resumes by itself after the
 // connection is cut, with nothing missed and nothing twice.
 describe('client.db().subscribe against the real API', () => {
   jest.setTimeout(60_000);
   let api: TestApi;
-  let server: Server;
+  let server: Listening;
   let baseUrl: string;
 
   beforeAll(async () => {
     api = testApi();
-    server = api.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listening(api.app);
+    baseUrl = server.url;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await api.close();
   });
 
@@ -41,7 +37,7 @@ describe('client.db().subscribe against the real API', () => {
     const ids = [await note('first')];
     await eventually(async () => events.length, (n) => n === 1);
     // The connection is cut (a proxy restarting, the server's socket reset): changes go on meanwhile.
-    server.closeAllConnections();
+    server.server.closeAllConnections();
     for (let i = 0; i < 3; i++) ids.push(await note(`while cut ${i}`));
     ids.push(await note('after'));
     await eventually(async () => events.length, (n) => n >= 5);

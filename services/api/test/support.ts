@@ -2,6 +2,8 @@ import { loadConfig, type Config } from '@entia/config';
 import { closeDeps, createApp, createLogger, openDeps, type Deps } from '@entia/api';
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 // Jest loads this module once per test file: every API a test file makes shares this control
 // database (its registry and API keys), and no other file's.
@@ -39,4 +41,25 @@ export function testApi(overrides: Record<string, string> = {}): TestApi {
   const config = testConfig(overrides);
   const deps = openDeps(config, createLogger(config.LOG_LEVEL));
   return { app: createApp(deps), deps, close: () => closeDeps(deps) };
+}
+
+/** An app listening on a free port of 127.0.0.1, for clients that need a real socket. */
+export interface Listening {
+  server: Server;
+  url: string;
+  /** Closes the server, and the connections still open (a change stream never ends by itself). */
+  close(): Promise<void>;
+}
+
+export async function listening(app: Express): Promise<Listening> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
