@@ -53,7 +53,7 @@ export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, PHOTO_PROPERTY, THUMBNAIL_FORMAT, T
 export { ThumbnailSchema } from './wire/thumbnail';
 export { graphqlTypeName, sanitiseGraphqlName, uniqueGraphqlNames } from './graphql-names';
 export { CHANGE_KINDS, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_STRING, changeRecordOf, snapshotOf, type ChangeKind, type ChangeRecord, type Snapshot } from './changes/record';
-export { deliveryOf, snapshotMatches, type Delivery } from './changes/delivery';
+export { deliveryOf, type Delivery } from './changes/delivery';
 export { ChangeEventSchema } from './wire/change-event';
 export { changeEventOf, missingProps, type ChangeEvent } from './changes/event';
 export { parseFeedFilter, parseFeedQuery, type FeedQuery } from './changes/feed-query';

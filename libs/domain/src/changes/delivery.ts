@@ -12,7 +12,7 @@ import type { ChangeRecord, Snapshot } from './record';
 export type Delivery = 'in-view' | 'left-view';
 
 /** Whether the filters hold for a snapshot; a filter on a property it left out holds (see `Snapshot`). */
-export function snapshotMatches(filters: readonly Filter[], snapshot: Snapshot): boolean {
+function snapshotMatches(filters: readonly Filter[], snapshot: Snapshot): boolean {
   return filters.every((filter) => snapshot.partial.includes(filter.property) || matchesFilter(filter, snapshot.properties));
 }
 

@@ -62,13 +62,6 @@ export class ChangeHub {
     return { position: watched.position, stop };
   }
 
-  /** Databases watched, and listeners in all. */
-  get size(): { databases: number; listeners: number } {
-    let listeners = 0;
-    for (const watched of this.watched.values()) listeners += watched.listeners.size;
-    return { databases: this.watched.size, listeners };
-  }
-
   private start(db: string): Promise<Watched> {
     const started =
       this.starting.get(db) ??
