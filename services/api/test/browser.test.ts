@@ -8,7 +8,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
-// The API as a web app on another origin uses it: a real headless Chromium (Debian's, installed by
+// The API as a web app on another origin uses it (its change feed through EventSource too): a real headless Chromium (Debian's, installed by
 // `npm test` when missing) loads browser-page.html from a server on another port, and that page
 // talks to the API and to storage with fetch() alone. The browser enforces CORS, so this shows
 // what no HTTP-level test can: that a page may send these requests and read their answers.
@@ -79,6 +79,8 @@ describe('a browser page on another origin (CORS, conditional requests, signed u
     expect(results.list).toEqual({ status: 200, titles: ['Written by a browser'], cache: expect.stringMatching(/^(hit|miss)$/) });
     expect(results.conditional).toEqual({ first: 200, etag: expect.stringMatching(/^"[A-Za-z0-9_-]+"$/), again: 304, noStore: 304 });
     expect(results.upload).toEqual({ value: 200, put: 200, download: 200, text: 'hello from a browser page\n' });
+    // Issue 18: an EventSource on another origin, opened with a ticket, receives the page's own change.
+    expect(results.changes).toEqual({ ticket: 201, entity: true, kind: 'created', title: 'Seen by an EventSource' });
   }, 30_000);
 
   it('is refused by the browser when its origin is not in CORS_ORIGINS', async () => {

@@ -3,7 +3,8 @@ import { startWorker } from '@entia/worker';
 import { pino } from 'pino';
 import request from 'supertest';
 import { liveStream, SseReader } from './sse';
-import { listening, testApi, type Listening, type TestApi } from './support';
+import { API_MAIN, freePort, spawnService, stackEnv, waitForStatus } from './processes';
+import { listening, sharedWith, testApi, type Listening, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
 // Issue 18: resuming a change stream (on another API replica), retention, and durability of the
@@ -48,22 +49,30 @@ describe('resuming the change feed', () => {
   };
   const auth = () => ({ Authorization: t.owner.auth });
 
-  it('resumes through another replica after a disconnect: nothing missed, nothing twice', async () => {
-    const first = track(await liveStream(t.baseUrl, t.db, '', auth()));
-    const seen = [await created('one'), await created('two')];
-    for (const id of seen) await first.next((e) => e.data.entity === id);
-    const lastId = first.changes[first.changes.length - 1]!.id!;
-    first.close();
+  it('resumes through another replica, a process of its own, after a disconnect: nothing missed, nothing twice', async () => {
+    const port = await freePort();
+    const other = spawnService(API_MAIN, stackEnv({ ...sharedWith(api), PORT: String(port) }));
+    try {
+      await waitForStatus(`http://127.0.0.1:${port}/readyz`, (s) => s === 200, 30_000);
+      const first = track(await liveStream(t.baseUrl, t.db, '', auth()));
+      const seen = [await created('one'), await created('two')];
+      for (const id of seen) await first.next((e) => e.data.entity === id);
+      const lastId = first.changes[first.changes.length - 1]!.id!;
+      first.close();
 
-    const missed = [];
-    for (let i = 0; i < 5; i++) missed.push(await created(`missed ${i}`));
-    const second = track(await SseReader.open(`${replicaUrl}/api/${t.db}/changes`, { ...auth(), 'Last-Event-ID': lastId }));
-    expect(second.status).toBe(200);
-    await second.next((e) => e.event === 'ready');
-    const live = await created('live');
-    await second.next((e) => e.data.entity === live);
-    expect(second.changes.map((e) => e.data.entity)).toEqual([...missed, live]);
-    expect(second.events.find((e) => e.event === 'reset')).toBeUndefined();
+      const missed = [];
+      for (let i = 0; i < 5; i++) missed.push(await created(`missed ${i}`));
+      const second = track(await SseReader.open(`http://127.0.0.1:${port}/api/${t.db}/changes`, { ...auth(), 'Last-Event-ID': lastId }));
+      expect(second.status).toBe(200);
+      await second.next((e) => e.event === 'ready');
+      const live = await created('live');
+      await second.next((e) => e.data.entity === live);
+      expect(second.changes.map((e) => e.data.entity)).toEqual([...missed, live]);
+      expect(second.events.find((e) => e.event === 'reset')).toBeUndefined();
+      second.close();
+    } finally {
+      await other.stop();
+    }
   });
 
   it('a stream\'s ready id is where it starts: resuming from it misses nothing written meanwhile', async () => {
