@@ -16,7 +16,7 @@ export const ChangeEventSchema = Type.Object({
     CHANGE_KINDS.map((kind) => Type.Literal(kind)),
     { description: '`created`, `updated` (values changed: see `properties`) or `deleted`.' },
   ),
-  version: Type.Integer({ minimum: 1, description: 'The entity\'s version after the change.' }),
+  version: Type.Integer({ minimum: 1, description: 'The entity\'s version after the change: an entity\'s events have increasing versions, not always consecutive (the worker\'s own writes of the document count too).' }),
   at: Type.String({ format: 'date-time' }),
   by: Type.Union([ObjectIdSchema, Type.Null()], { description: 'The person; null when the worker made the change (a formula, a label, inherited rights).' }),
   worker: Type.Optional(Type.Literal(true)),
