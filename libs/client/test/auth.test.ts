@@ -9,6 +9,16 @@ describe('jwtExpiresAt', () => {
   it('reads exp (seconds) as epoch milliseconds', () => {
     expect(jwtExpiresAt(jwt({ exp: 1_900_000_000 }))).toBe(1_900_000_000_000);
   });
+  it('reads it where Node\'s Buffer does not exist (a browser), non-ASCII claims included', () => {
+    const buffer = globalThis.Buffer;
+    const token = jwt({ exp: 1_900_000_001, name: 'Jürgen 🚀' });
+    Reflect.deleteProperty(globalThis, 'Buffer');
+    try {
+      expect(jwtExpiresAt(token)).toBe(1_900_000_001_000);
+    } finally {
+      globalThis.Buffer = buffer;
+    }
+  });
   it.each([['no exp', jwt({ sub: 'x' })], ['not a JWT', 'opaque'], ['garbage payload', 'a.!!!.c'], ['string exp', jwt({ exp: 'soon' } as never)]])(
     'is undefined for %s',
     (_what, token) => expect(jwtExpiresAt(token)).toBeUndefined(),
