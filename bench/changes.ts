@@ -10,23 +10,15 @@
  *   npm run build && npx tsc -b bench && (set -a; . ./.stack/env; node bench/dist/changes.js --streams 100 --writes 200)
  */
 import { createDatabase } from '@entia/entities';
+import { freePort } from '@entia/stack';
 import { Store } from '@entia/store';
 import { createParser } from 'eventsource-parser';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { readArgs } from './args';
 import { startService } from './load/services';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 

@@ -26,15 +26,23 @@ export interface EntityList {
 }
 
 /** The types a query is about: those its `_type.reference` filter names, else every type. */
-function typesNamed(query: ListQuery): string[] | undefined {
+function typesNamed(query: Pick<ListQuery, 'filters'>): string[] | undefined {
   const filter = query.filters.find((f) => f.property === '_type' && f.field === 'reference' && (f.op === 'eq' || f.op === 'in'));
   if (!filter) return undefined;
   return filter.op === 'in' ? filter.values.map(String) : filter.op === 'eq' ? [String(filter.value)] : undefined;
 }
 
-/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions (from the schema cache), run within the caller's visibility. */
-export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
+/**
+ * A query's filters and sort against the definitions (from the schema cache) of the types it names,
+ * else of every type: a property no such type defines, or a field not of its type, is 400.
+ */
+export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: Pick<ListQuery, 'filters' | 'sort'>): Promise<void> {
   if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, (await schemaOf(deps, tenant)).propertyTypes(typesNamed(query)));
+}
+
+/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions, run within the caller's visibility. */
+export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
+  await checkAgainstSchema(deps, tenant, query);
   try {
     const { entities, count } = await tenant.entities.list(query, callerTags(tenant.caller));
     return { entities: entities.map((entity) => presentEntity(entity)), count, limit: query.limit, skip: query.skip };

@@ -4,7 +4,7 @@ import { refreshed } from './refresh';
 import type { SettleDeps } from './deps';
 import { MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 import type { Schema } from './schema';
-import { eventEntry, historyEntry, historyOf, isRecord, publishNow, recordHistory } from './write/effects';
+import { eventEntry, eventsOf, historyEntry, historyOf, isRecord, publishNow, recordHistory } from './write/effects';
 
 export interface SettleOptions {
   /** Recompute what it derives from others even when nothing it reads is known to have changed (`/aggregate`, rebuilds). */
@@ -135,7 +135,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
       add: records,
       // Under the lease: the log has the entity's changes in the order of its versions.
       committed: async () => {
-        published = await publishNow(deps, db, records);
+        published = await publishNow(deps, db, eventsOf(records));
       },
       depth: from + 1,
       settles: marks,

@@ -86,10 +86,8 @@ export class ChangeLogGroup<T extends Publishable> {
     return this.entries(db, fields);
   }
 
-  private async entries(db: string, fields: Fields): Promise<LogEntry<T>[]> {
-    const present = fields.filter((entry): entry is [string, string[]] => entry[1] !== null);
-    if (present.length === 0) return [];
-    const epoch = await this.log.epoch(db);
-    return present.map(([position, values]) => ({ id: `${position}.${epoch}`, position, record: JSON.parse(values[1]!) as T }));
+  /** Entries a consumer was handed that the log has dropped since come without fields: skipped. */
+  private entries(db: string, fields: Fields): Promise<LogEntry<T>[]> {
+    return this.log.entriesOf(db, fields.filter((entry): entry is [string, string[]] => entry[1] !== null));
   }
 }

@@ -250,9 +250,8 @@ export class ChangeLog<T extends Publishable> {
 
   /** Up to `count` events of `db` after `position`, oldest first. */
   async read(db: string, position: string, count: number): Promise<LogEntry<T>[]> {
-    const epoch = await this.epoch(db);
     const fields = await this.breaker.run((redis) => redis.xrange(this.streamKey(db), `(${position}`, '+', 'COUNT', count));
-    return this.entries(fields, epoch);
+    return this.entriesOf(db, fields);
   }
 
   /**
@@ -266,12 +265,15 @@ export class ChangeLog<T extends Publishable> {
     const streams = (await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...dbs.map((db) => this.streamKey(db)), ...dbs.map((db) => positions.get(db)!))) as [string, Fields][] | null;
     for (const [key, fields] of streams ?? []) {
       const db = dbs.find((name) => this.streamKey(name) === key)!;
-      arrived.set(db, this.entries(fields, await this.epoch(db)));
+      arrived.set(db, await this.entriesOf(db, fields));
     }
     return arrived;
   }
 
-  private entries(fields: Fields, epoch: string): LogEntry<T>[] {
+  /** Stream entries of the log of `db` (as XRANGE, XREAD and XREADGROUP answer them) as its events. */
+  async entriesOf(db: string, fields: Fields): Promise<LogEntry<T>[]> {
+    if (fields.length === 0) return [];
+    const epoch = await this.epoch(db);
     return fields.map(([position, values]) => ({ id: eventId(position, epoch), position, record: JSON.parse(values[1]!) as T }));
   }
 }

@@ -48,7 +48,7 @@ export interface Plan<T> {
    * (publishing the change) happens in the order of the entity's versions. Must not throw: the
    * write is stored whatever it does.
    */
-  committed?: () => Promise<void>;
+  committed?: () => Promise<unknown>;
   /** What `update` resolves to. */
   outcome: T;
 }

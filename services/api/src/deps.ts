@@ -50,7 +50,7 @@ export function openDeps(config: Config, logger: Logger): Deps {
 }
 
 /** The change logs (issue 18), as the API and the worker both publish to them. */
-export function changeLogOf(config: Config, breaker: RedisBreaker): ChangeLog<ChangeRecord> {
+function changeLogOf(config: Config, breaker: RedisBreaker): ChangeLog<ChangeRecord> {
   return new ChangeLog(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 });
 }
 

@@ -14,7 +14,7 @@ const SYSTEM_FIELDS: ReadonlyMap<string, readonly FilterField[]> = new Map([
  * property name defined in the queried types to the data types it has there. A filter is never
  * turned into a silent non-match.
  */
-export function checkQueryTypes(query: ListQuery, types: ReadonlyMap<string, ReadonlySet<ValueType>>): void {
+export function checkQueryTypes(query: Pick<ListQuery, 'filters' | 'sort'>, types: ReadonlyMap<string, ReadonlySet<ValueType>>): void {
   const errors: FieldError[] = [];
   const check = (parameter: string, property: string, field: FilterField) => {
     const allowed = SYSTEM_FIELDS.get(property) ?? [...(types.get(property) ?? [])].flatMap((type) => fieldsOf(type));

@@ -5,7 +5,7 @@ import { schemaOf } from '../definitions';
 import { removeAgainLater } from '../files';
 import { addressable, readableByValue } from '../read';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, invalidate, outboxOf, publishNow } from './effects';
+import { afterCommit, eventsOf, invalidate, outboxOf, publishNow } from './effects';
 import { inTurn } from './turns';
 
 /** DELETE /{db}/entity/{id}: owners only; its keys are revoked, its files removed. */
@@ -22,7 +22,7 @@ export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: strin
       return {
         next: { kind: 'tombstone' as const },
         add: outbox,
-        committed: () => publishNow(deps, tenant.name, outbox).then(() => undefined),
+        committed: () => publishNow(deps, tenant.name, eventsOf(outbox)),
         revokeKeys: (current.entity.properties._api_key ?? []).map((key) => key._id),
         outcome: { entity: current.entity, outbox, values },
       };
@@ -53,7 +53,7 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
       return {
         next: { kind: 'replace' as const, stored: next },
         add: outbox,
-        committed: () => publishNow(deps, tenant.name, outbox).then(() => undefined),
+        committed: () => publishNow(deps, tenant.name, eventsOf(outbox)),
         revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
         outcome: { entity, outbox, removed },
       };

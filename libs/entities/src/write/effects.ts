@@ -58,10 +58,18 @@ export function historyEntry(rows: HistoryRow[]): OutboxEntry[] {
  * The change as an outbox entry for the change log (issue 18): published at once after the commit,
  * and by the worker if that failed; none when no value changed.
  */
-export function eventEntry(before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded): OutboxEntry[] {
-  const record = changeRecordOf(before, after, author, version);
-  return record ? [{ id: newId(), kind: 'event', record }] : [];
+export function eventEntry(before: Entity | undefined, after: Entity | undefined, recorded: Recorded): OutboxEntry[] {
+  return eventOf(before, after, recorded).map((record) => ({ id: newId(), kind: 'event', record }));
 }
+
+/** The change's record for the change log; none when no value changed. */
+function eventOf(before: Entity | undefined, after: Entity | undefined, { author, version }: Recorded): ChangeRecord[] {
+  const record = changeRecordOf(before, after, author, version);
+  return record ? [record] : [];
+}
+
+/** The change-log records among outbox entries. */
+export const eventsOf = (outbox: readonly OutboxEntry[]): ChangeRecord[] => outbox.flatMap((entry) => (entry.kind === 'event' ? [entry.record] : []));
 
 /** What a change leaves for the worker (`effectsOf`, SPEC §9). */
 function effectEntries(tenant: Tenant, schema: Schema, before: Entity | undefined, after: Entity | undefined, gone: readonly Value[]): OutboxEntry[] {
@@ -84,11 +92,10 @@ export function outboxOf(tenant: Tenant, schema: Schema, before: Entity, after: 
  * published after, so a create that leaves nothing for others still needs no worker.
  */
 export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recorded: Recorded): { outbox: OutboxEntry[]; history: HistoryRow[]; events: ChangeRecord[] } {
-  const event = changeRecordOf(undefined, entity, recorded.author, recorded.version);
   return {
     outbox: effectEntries(tenant, schema, undefined, entity, []),
     history: historyOf(schema, undefined, entity, recorded),
-    events: event ? [event] : [],
+    events: eventOf(undefined, entity, recorded),
   };
 }
 
@@ -114,15 +121,15 @@ export async function recordHistory(deps: Pick<SettleDeps, 'store' | 'logger'>, 
 }
 
 /**
- * Publishes `events` and the events among `outbox` to the change log now, one after the other; the
- * worker's delivery (or, for a creation, its sweep of intents) is the guarantee, and publishing
- * again is a no-op. A change of an existing entity publishes while the writer still holds the
+ * Publishes `events` to the change log now, one after the other; the worker's delivery of the
+ * outbox (or, for a creation, its sweep of intents) is the guarantee, and publishing again is a
+ * no-op. A change of an existing entity publishes while the writer still holds the
  * entity's lease (`Plan.committed`), so the log has an entity's changes in the order of its
  * versions. Never throws; resolves whether all were published.
  */
-export async function publishNow(deps: Pick<SettleDeps, 'changes' | 'logger'>, db: string, outbox: readonly OutboxEntry[], events: readonly ChangeRecord[] = []): Promise<boolean> {
+export async function publishNow(deps: Pick<SettleDeps, 'changes' | 'logger'>, db: string, events: readonly ChangeRecord[]): Promise<boolean> {
   try {
-    for (const record of [...events, ...outbox.flatMap((entry) => (entry.kind === 'event' ? [entry.record] : []))]) await deps.changes.publish(db, record);
+    for (const record of events) await deps.changes.publish(db, record);
     return true;
   } catch (err) {
     deps.logger.error({ err, db }, 'could not publish a change now; the worker publishes it');
@@ -165,7 +172,7 @@ export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written
     }),
     recordHistory(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
     // A creation's: nobody else can have written the entity yet (its id is not known outside).
-    publishNow(deps, tenant.name, [], written.flatMap(({ events = [] }) => events)),
+    publishNow(deps, tenant.name, written.flatMap(({ events = [] }) => events)),
   ]);
   const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
   if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);

@@ -20,7 +20,7 @@ import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
-import { afterCommit, beforeCreate, creationOf, invalidate, outboxOf, publishNow, recordedAs } from './effects';
+import { afterCommit, beforeCreate, creationOf, eventsOf, invalidate, outboxOf, publishNow, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
 
@@ -104,7 +104,7 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
       next: { kind: 'replace' as const, stored: next },
       add: outbox,
       keys,
-      committed: () => publishNow(deps, tenant.name, outbox).then(() => undefined),
+      committed: () => publishNow(deps, tenant.name, eventsOf(outbox)),
       outcome: { entity, values, outbox, removed: result.removed },
     };
   });

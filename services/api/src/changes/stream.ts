@@ -18,6 +18,9 @@ export interface StreamOptions {
   readValues(entity: string, props: readonly string[]): Promise<Record<string, unknown> | undefined>;
 }
 
+/** One Server-Sent Event. */
+const frame = (name: string, data: unknown, id?: string) => `${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
 // Events waiting to be written while earlier ones are handled (values being read): a bound on
 // memory for a stream that cannot keep up, in addition to the bytes the socket holds.
 const MAX_QUEUED = 1000;
@@ -113,7 +116,7 @@ export class ChangeStream {
 
   private send(name: string, data: unknown, id?: string): void {
     if (this.ended) return;
-    this.res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.res.write(frame(name, data, id));
     if (this.res.writableLength > this.options.bufferBytes) this.drop();
   }
 
@@ -134,7 +137,8 @@ export class ChangeStream {
    */
   private drop(): void {
     if (this.ended) return;
-    this.res.write(`event: dropped\ndata: ${JSON.stringify({ reason: 'The client did not keep up with the changes; resume with Last-Event-ID.' })}\n\n`);
+    // Written past the bound (`send` would drop again): the one frame beyond it.
+    this.res.write(frame('dropped', { reason: 'The client did not keep up with the changes; resume with Last-Event-ID.' }));
     this.finish('dropped');
     this.res.end();
     // The socket may never drain: its buffers go with it.
