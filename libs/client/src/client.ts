@@ -1,7 +1,9 @@
 import { Credentials } from './credentials';
 import { EntiaDatabase } from './database';
+import type { AnySchema, SchemaShape } from './typed/shape';
 import { EntiaError } from './errors';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry';
+import { abortable, callSignal, type CallOptions } from './signals';
 import { Transport } from './transport';
 import type { AuthResult } from './types';
 
@@ -19,14 +21,24 @@ export interface ClientOptions {
   /** Renew the token this long before its `exp`. Default 5 minutes. */
   tokenRefreshMarginMs?: number;
   retry?: RetryPolicy;
+  /**
+   * Default time limit of every call, retries included, in milliseconds (`0`: none). Default 30 s.
+   * A call's own `timeoutMs` wins. Streams (`subscribe`) and downloads' bodies are not limited.
+   */
+  timeoutMs?: number;
+  /**
+   * How long a database's schema (what `db.type(name)` converts with) is used before it is fetched
+   * again; a name not found in it is fetched again at once. Default 60 s.
+   */
+  schemaTtlMs?: number;
   /** Injected in tests to observe waits; defaults to a real timer. */
   sleep?: (ms: number) => Promise<void>;
   /** Injected in tests to move time; defaults to `Date.now`. */
   now?: () => number;
 }
 
-/** Per call options. */
-export interface RequestOptions {
+/** Per call options of a write: a signal, a time limit, and the `Idempotency-Key`. */
+export interface RequestOptions extends CallOptions {
   /**
    * The `Idempotency-Key` of a POST (other methods send none). By default a fresh random key per
    * call, the same on each of its retries and on its repeat after a token renewal. Pass your own to
@@ -38,6 +50,7 @@ export interface RequestOptions {
 }
 
 const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -51,9 +64,14 @@ export class EntiaClient {
   private readonly credentials: Credentials | undefined;
   private readonly defaultDb: string | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly timeoutMs: number;
+  private readonly schemaTtlMs: number | undefined;
+  private readonly databases = new Map<string, EntiaDatabase>();
 
   constructor(options: ClientOptions) {
     this.sleep = options.sleep ?? realSleep;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.schemaTtlMs = options.schemaTtlMs;
     this.transport = new Transport(options.baseUrl.replace(/\/+$/, ''), options.retry ?? DEFAULT_RETRY, this.sleep);
     this.defaultDb = options.db;
     const { apiKey } = options;
@@ -62,7 +80,8 @@ export class EntiaClient {
       this.credentials = new Credentials({
         // Straight to the transport, never through `request`: a 401 here is a bad key and is thrown,
         // it cannot start another exchange.
-        exchange: apiKey === undefined ? undefined : () => this.transport.send<AuthResult>('GET', authPath, undefined, apiKey),
+        // No caller's signal: the exchange is shared by every call waiting for it (each waits under its own).
+        exchange: apiKey === undefined ? undefined : () => this.transport.send<AuthResult>({ method: 'GET', path: authPath, bearer: apiKey, signal: callSignal({}, this.timeoutMs) }),
         token: options.token,
         marginMs: options.tokenRefreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
         now: options.now ?? Date.now,
@@ -74,15 +93,20 @@ export class EntiaClient {
    * Exchanges the API key now (joining an exchange already under way) and returns the databases it
    * opens; the new token is cached for later calls. Needs `apiKey`.
    */
-  auth(): Promise<AuthResult> {
+  auth(options: CallOptions = {}): Promise<AuthResult> {
     if (!this.credentials) return Promise.reject(new Error('EntiaClient: auth() needs an apiKey'));
-    return this.credentials.exchange();
+    return abortable(this.credentials.exchange(), callSignal(options, this.timeoutMs));
   }
 
-  /** The operations of one database; without a name, the `db` given to the constructor. */
-  db(name: string | undefined = this.defaultDb): EntiaDatabase {
+  /**
+   * One database; without a name, the `db` given to the constructor. The same object for the same
+   * name, so its schema is fetched once per client. `S` is the schema `entia types` generated.
+   */
+  db<S extends SchemaShape = AnySchema>(name: string | undefined = this.defaultDb): EntiaDatabase<S> {
     if (name === undefined) throw new Error('EntiaClient: name a database, or pass `db` to the constructor');
-    return new EntiaDatabase(this, name);
+    let database = this.databases.get(name);
+    if (!database) this.databases.set(name, (database = new EntiaDatabase(this, name, this.schemaTtlMs)));
+    return database as unknown as EntiaDatabase<S>;
   }
 
   /** The bearer token calls carry now (exchanged when none is cached); undefined for an anonymous client. */
@@ -111,14 +135,21 @@ export class EntiaClient {
    * for a POST only under an `Idempotency-Key` (see `RequestOptions`).
    */
   async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+    const signal = callSignal(options, this.timeoutMs);
     const credentials = this.credentials;
-    const token = await credentials?.token();
-    const key = method.toUpperCase() !== 'POST' || options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? crypto.randomUUID());
+    const token = credentials ? await abortable(credentials.token(), signal) : undefined;
+    const idempotencyKey = method.toUpperCase() !== 'POST' || options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? crypto.randomUUID());
+    const call = { method, path, body, idempotencyKey, signal };
     try {
-      return await this.transport.send<T>(method, path, body, token, key);
+      return await this.transport.send<T>({ ...call, bearer: token });
     } catch (error) {
       if (!(error instanceof EntiaError) || error.status !== 401 || !credentials?.canRenew || token === undefined) throw error;
-      return this.transport.send<T>(method, path, body, await credentials.renew(token), key);
+      return this.transport.send<T>({ ...call, bearer: await abortable(credentials.renew(token), signal) });
     }
+  }
+
+  /** The default time limit of a call (`ClientOptions.timeoutMs`). */
+  get defaultTimeoutMs(): number {
+    return this.timeoutMs;
   }
 }

@@ -1,9 +1,13 @@
-import type { EntiaClient, RequestOptions } from './client';
-import { queryBody, queryString } from './query';
-import type { Aggregation, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
-import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 import { subscribe, type SubscribeOptions, type Subscription } from './changes';
-import type { ChangeEvent } from './types';
+import type { EntiaClient, RequestOptions } from './client';
+import { download, type FileDownload } from './download';
+import { queryBody, queryString } from './query';
+import type { CallOptions } from './signals';
+import { EntityType } from './typed/entity-type';
+import { SchemaCache } from './typed/schema-cache';
+import type { AnySchema, SchemaShape } from './typed/shape';
+import type { Aggregation, ChangeEvent, DatabaseSchema, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
+import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /** What `duplicate` asks for: how many copies, and which properties they leave out. */
 export interface DuplicateOptions {
@@ -20,19 +24,48 @@ export interface GraphqlResult<T> {
 /** Longest path `listEntities` sends as a GET, well below the server's 16 KiB for the request line and headers. */
 export const MAX_GET_PATH = 8000;
 
+/** Entities per request of `iterateEntities` unless the query sets `limit`. */
+export const DEFAULT_PAGE_SIZE = 100;
+
+/** How `type()` reads multilingual properties. */
+export interface TypeOptions {
+  /** Read multilingual properties in this language only: `label: 'Dune'` instead of `{en: 'Dune'}`. */
+  language?: string;
+}
+
 /**
- * The entity and property operations of one database (`/api/{db}/…`), from `client.db(name)`. The
- * database is fixed here rather than passed to every call, so a call cannot go to the wrong tenant by
- * a forgotten argument. Every method returns the parsed response body as the API sends it.
+ * One database (`/api/{db}/…`), from `client.db(name)`: `type(name)` works with entities by name and
+ * as plain objects; the other methods are the API's calls as they are, with its wire format (the
+ * escape hatch). The database is fixed here rather than passed to every call, so a call cannot go to
+ * the wrong tenant by a forgotten argument. `S`, from `entia types`, types `type()` per entity type.
  */
-export class EntiaDatabase {
+export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   private readonly base: string;
+  private readonly schemas: SchemaCache;
 
   constructor(
     private readonly client: EntiaClient,
     readonly name: string,
+    schemaTtlMs?: number,
   ) {
     this.base = `/api/${encodeURIComponent(name)}`;
+    this.schemas = new SchemaCache((options) => this.schema(options), schemaTtlMs);
+  }
+
+  /**
+   * The entities of the type named `name`, by name and as objects: `db.type('book').create({title:
+   * 'Dune'})`. The database's schema is fetched once (and again when a name is not found in it, or
+   * after the client's `schemaTtlMs`).
+   */
+  type<N extends keyof S & string>(name: N): EntityType<S[N], false>;
+  type<N extends keyof S & string>(name: N, options: TypeOptions & { language: string }): EntityType<S[N], true>;
+  type<N extends keyof S & string>(name: N, options: TypeOptions = {}): EntityType<S[N], boolean> {
+    return new EntityType<S[N], boolean>(this as EntiaDatabase<never>, this.schemas, name, options.language);
+  }
+
+  /** Fetches the schema again now: definitions changed elsewhere are used from the next call on. */
+  async refreshSchema(options: CallOptions = {}): Promise<void> {
+    await this.schemas.reload(options);
   }
 
   /**
@@ -48,18 +81,27 @@ export class EntiaDatabase {
    * `GET /api/{db}/entity/{id}`; `props` limits the properties returned; `at` asks for the entity as
    * it was at that moment (from its history, with the rights it has now; 404 before it existed).
    */
-  getEntity(id: string, options: { props?: string[]; at?: Date | string } = {}): Promise<{ entity: Entity }> {
+  getEntity(id: string, options: { props?: string[]; at?: Date | string } & CallOptions = {}): Promise<{ entity: Entity }> {
     const at = options.at instanceof Date ? options.at.toISOString() : options.at;
     const query = queryString({ props: options.props, at });
-    return this.client.request('GET', `${this.entityPath(id)}${query}`);
+    return this.client.request('GET', `${this.entityPath(id)}${query}`, undefined, options);
+  }
+
+  /**
+   * `GET /api/{db}/schema`: the types the caller may read, each with its property definitions (name,
+   * data type, list, multilingual, formula…). What `db.type(name)` and `entia types` are built on.
+   */
+  schema(options: CallOptions = {}): Promise<DatabaseSchema> {
+    return this.client.request('GET', `${this.base}/schema`, undefined, options);
   }
 
   /**
    * `GET /api/{db}/entity/{id}/history`: its changes, newest first (`limit`, default 100, and
    * `skip` page them; `count` is all of them): who set, overwrote or deleted which value, when.
    */
-  history(id: string, options: { limit?: number; skip?: number } = {}): Promise<History> {
-    return this.client.request('GET', `${this.entityPath(id)}/history${queryString(options)}`);
+  history(id: string, options: { limit?: number; skip?: number } & CallOptions = {}): Promise<History> {
+    const { limit, skip } = options;
+    return this.client.request('GET', `${this.entityPath(id)}/history${queryString({ limit, skip })}`, undefined, options);
   }
 
   /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
@@ -96,8 +138,8 @@ export class EntiaDatabase {
   }
 
   /** `DELETE /api/{db}/entity/{id}` (owner only). */
-  deleteEntity(id: string): Promise<Deleted> {
-    return this.client.request('DELETE', this.entityPath(id));
+  deleteEntity(id: string, options?: CallOptions): Promise<Deleted> {
+    return this.client.request('DELETE', this.entityPath(id), undefined, options);
   }
 
   /**
@@ -105,9 +147,27 @@ export class EntiaDatabase {
    * query whose URL would be longer than `MAX_GET_PATH` (an `in` of 1000 ids is 25 000 characters;
    * the server refuses request lines over 16 KiB) is sent as `queryEntities` instead.
    */
-  listEntities(query: EntityQuery = {}): Promise<EntityList> {
+  listEntities(query: EntityQuery = {}, options?: CallOptions): Promise<EntityList> {
     const path = `${this.base}/entity${queryString(query)}`;
-    return path.length <= MAX_GET_PATH ? this.client.request('GET', path) : this.queryEntities(query);
+    return path.length <= MAX_GET_PATH ? this.client.request('GET', path, undefined, options) : this.queryEntities(query, options);
+  }
+
+  /**
+   * Every entity matching `query`, page after page (`limit` is the page size, default 100; `skip`
+   * where to start), for `for await`. Each page is one request, made when the previous one is used
+   * up; breaking out of the loop requests no more. Pages are counted by position, so entities
+   * created or deleted meanwhile may shift one across a page boundary: sort by a property that does
+   * not change (the default `_id` order does not) for a stable walk.
+   */
+  async *iterateEntities(query: EntityQuery = {}, options?: CallOptions): AsyncGenerator<Entity, void, undefined> {
+    const pageSize = typeof query.limit === 'number' && query.limit > 0 ? query.limit : DEFAULT_PAGE_SIZE;
+    let skip = typeof query.skip === 'number' ? query.skip : 0;
+    for (;;) {
+      const page = await this.listEntities({ ...query, limit: pageSize, skip }, options);
+      yield* page.entities;
+      skip += page.entities.length;
+      if (page.entities.length < pageSize || skip >= page.count) return;
+    }
   }
 
   /**
@@ -115,8 +175,8 @@ export class EntiaDatabase {
    * so it is retried like a GET: the `Idempotency-Key` every POST carries lets the client repeat it,
    * and the server keeps no answer under it.
    */
-  queryEntities(query: EntityQuery = {}): Promise<EntityList> {
-    return this.client.request('POST', `${this.base}/entity/query`, queryBody(query));
+  queryEntities(query: EntityQuery = {}, options?: CallOptions): Promise<EntityList> {
+    return this.client.request('POST', `${this.base}/entity/query`, queryBody(query), options);
   }
 
   /** `POST /api/{db}/entity/{id}/aggregate`: recomputes that entity's formulas now (SPEC §7). */
@@ -133,42 +193,53 @@ export class EntiaDatabase {
   }
 
   /** `GET /api/{db}/aggregate/{id}`: state and `{done, total}` progress of a whole-database rebuild. */
-  aggregation(id: string): Promise<Aggregation> {
-    return this.client.request('GET', `${this.base}/aggregate/${encodeURIComponent(id)}`);
+  aggregation(id: string, options?: CallOptions): Promise<Aggregation> {
+    return this.client.request('GET', `${this.base}/aggregate/${encodeURIComponent(id)}`, undefined, options);
   }
 
   /** Polls `aggregation(id)` until it is completed or failed, or `timeoutMs` passes. */
-  async waitForAggregation(id: string, timeoutMs = 30_000, pollMs = 100): Promise<Aggregation> {
+  async waitForAggregation(id: string, timeoutMs = 30_000, pollMs = 100, options: CallOptions = {}): Promise<Aggregation> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const status = await this.aggregation(id);
+      const status = await this.aggregation(id, options);
       if (status.state === 'completed' || status.state === 'failed') return status;
       if (Date.now() > deadline) throw new Error(`aggregation ${id} still ${status.state} after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, pollMs));
+      options.signal?.throwIfAborted();
     }
   }
 
   /** `GET /api/{db}/property/{id}`: one value; a file value carries a short-lived download `url`. */
-  getProperty(valueId: string): Promise<Value> {
-    return this.client.request('GET', this.propertyPath(valueId));
+  getProperty(valueId: string, options?: CallOptions): Promise<Value> {
+    return this.client.request('GET', this.propertyPath(valueId), undefined, options);
+  }
+
+  /**
+   * A file value's content: its metadata from `GET /api/{db}/property/{id}`, then its bytes from the
+   * signed URL (valid 60 s, so fetched at once). The answer's `response` is the storage's: read it
+   * with `.blob()`, `.arrayBuffer()` or `.body` (a stream). A value never uploaded is a 404
+   * `EntiaError`.
+   */
+  download(valueId: string, options?: CallOptions): Promise<FileDownload> {
+    return download(this, valueId, options);
   }
 
   /**
    * `GET /api/{db}/property/{id}/thumbnail/{size}`: the square thumbnail of an image file value
    * (sizes 50, 100, 200, 400, 800), made on first request; its `url` lives 60 s.
    */
-  thumbnail(valueId: string, size: number): Promise<Thumbnail> {
-    return this.client.request('GET', `${this.propertyPath(valueId)}/thumbnail/${size}`);
+  thumbnail(valueId: string, size: number, options?: CallOptions): Promise<Thumbnail> {
+    return this.client.request('GET', `${this.propertyPath(valueId)}/thumbnail/${size}`, undefined, options);
   }
 
   /** `GET /api/{db}/entity/{id}/thumbnail/{size}`: the thumbnail of the entity's first `photo`. */
-  entityThumbnail(entityId: string, size: number): Promise<Thumbnail> {
-    return this.client.request('GET', `${this.entityPath(entityId)}/thumbnail/${size}`);
+  entityThumbnail(entityId: string, size: number, options?: CallOptions): Promise<Thumbnail> {
+    return this.client.request('GET', `${this.entityPath(entityId)}/thumbnail/${size}`, undefined, options);
   }
 
   /** `DELETE /api/{db}/property/{id}`: one value; deleting an `_api_key` value revokes that key. */
-  deleteProperty(valueId: string): Promise<Deleted> {
-    return this.client.request('DELETE', this.propertyPath(valueId));
+  deleteProperty(valueId: string, options?: CallOptions): Promise<Deleted> {
+    return this.client.request('DELETE', this.propertyPath(valueId), undefined, options);
   }
 
   /**
@@ -187,8 +258,8 @@ export class EntiaDatabase {
    * is in this response only; the server keeps a hash and shows `"***"` ever after (a retry under the
    * call's `Idempotency-Key` receives the same key, sealed in the server's record of the answer).
    */
-  async generateApiKey(personId: string): Promise<string> {
-    const result = await this.addValues(personId, [{ type: '_api_key' }]);
+  async generateApiKey(personId: string, options?: RequestOptions): Promise<string> {
+    const result = await this.addValues(personId, [{ type: '_api_key' }], options);
     const key = result.properties?._api_key?.[0]?.string;
     if (typeof key !== 'string') throw new Error('the API answered without the generated key');
     return key;

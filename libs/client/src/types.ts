@@ -1,53 +1,116 @@
-import type {
-  AccountSchema,
-  AuthResultSchema,
-  ChangeSchema,
-  ChangeEventSchema,
-  HistorySchema,
-  DeletedSchema,
-  EntityListSchema,
-  EntitySchema,
-  ThumbnailSchema,
-  UploadTargetSchema,
-  ValueInputSchema,
-  ValueSchema,
-  WriteResultSchema,
-} from '@entia/domain';
-import type { Static } from '@sinclair/typebox';
-
 /**
- * Wire shapes of the Entia API (interface §2, SPEC §3 and §7): the values, entities and answers are
- * the very TypeBox schemas the API validates with and publishes, so client and server cannot drift.
- * The server may add fields, which pass through untouched.
+ * Wire shapes of the Entia API (interface §2, SPEC §3 and §7), written out so that the published
+ * package stands alone (no server code, no schema library in its types). They are checked against
+ * the very schemas the API validates with and publishes (test/wire-types.test.ts), so client and
+ * server cannot drift. The server may add fields, which pass through untouched.
  */
 
 /** A value as written: `type` names the property, exactly one value field carries the data. */
-export type ValueInput = Static<typeof ValueInputSchema>;
+export interface ValueInput {
+  type: string;
+  /** Overwrite this value instead of adding one. */
+  _id?: string;
+  /** string and text properties. */
+  string?: string;
+  number?: number;
+  boolean?: boolean;
+  /** `YYYY-MM-DD`. */
+  date?: string;
+  /** ISO 8601 with an offset; stored and returned in UTC. */
+  datetime?: string;
+  /** An entity id. */
+  reference?: string;
+  /** File properties: all three. */
+  filename?: string;
+  filesize?: number;
+  filetype?: string;
+  /** Required on multilingual properties, refused on others. */
+  language?: string;
+}
 
 /** Where to PUT a file's bytes right after creating its value; every header is required as given. */
-export type UploadTarget = Static<typeof UploadTargetSchema>;
+export interface UploadTarget {
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+}
+
+/** A value as stored and returned. */
+export interface StoredValue {
+  _id: string;
+  type: string;
+  string?: string;
+  number?: number;
+  boolean?: boolean;
+  date?: string;
+  datetime?: string;
+  reference?: string;
+  filename?: string;
+  filesize?: number;
+  filetype?: string;
+  language?: string;
+  /** On a right value: copied from a `_parent` by `_inheritrights`; not writable. */
+  inherited?: true;
+  created: { at: string; by: string };
+}
 
 /** A stored value, as returned; file values carry `upload` when just created, `url` when fetched by id. */
-export type Value = Static<typeof ValueSchema>;
+export interface Value extends StoredValue {
+  upload?: UploadTarget;
+  /** File values read by id: a signed download URL, valid 60 s. */
+  url?: string;
+}
 
 /** An entity: its `_id`, and one array of values per property name. See `valuesOf`. */
-export type Entity = Static<typeof EntitySchema>;
+export interface Entity {
+  _id: string;
+  [property: string]: Value[] | string;
+}
 
 /** Answer to creating an entity or adding values: the values created or overwritten, by property name. */
-export type WriteResult = Static<typeof WriteResultSchema>;
+export interface WriteResult {
+  _id: string;
+  properties: Record<string, Value[]>;
+}
 
 /** One page of a list; `count` is all matches, not just this page. */
-export type EntityList = Static<typeof EntityListSchema>;
+export interface EntityList {
+  entities: Entity[];
+  count: number;
+  limit: number;
+  skip: number;
+}
 
-export type Deleted = Static<typeof DeletedSchema>;
+export interface Deleted {
+  deleted: true;
+}
 
 /** One change of an entity: `type` the property (or `_created`/`_deleted`), `old` and `new` its value before and after; `by` null and `worker` true for the worker's. */
-export type Change = Static<typeof ChangeSchema>;
+export interface Change {
+  type: string;
+  at: string;
+  by: string | null;
+  worker?: true;
+  old?: StoredValue;
+  new?: StoredValue;
+}
 
 /** One page of an entity's history, newest first; `count` is every change. */
-export type History = Static<typeof HistorySchema>;
+export interface History {
+  changes: Change[];
+  count: number;
+}
+
 /** A square WebP thumbnail of an image file value, with a download `url` valid 60 s. */
-export type Thumbnail = Static<typeof ThumbnailSchema>;
+export interface Thumbnail {
+  _id: string;
+  type: string;
+  filename: string;
+  filesize: number;
+  filetype: 'image/webp';
+  size: number;
+  url: string;
+}
 
 /** A whole-database rebuild (`POST /api/{db}/aggregate`) as `GET /api/{db}/aggregate/{id}` shows it. */
 export interface Aggregation {
@@ -61,23 +124,82 @@ export interface Aggregation {
 }
 
 /**
- * Query of `GET /api/{db}/entity`: filters such as `'name.string.regex': '/^a/i'` and the parameters
- * `sort`, `limit`, `skip`, `q`, `props`. Arrays become comma lists (`in`, `sort`, `props`); `undefined`
- * leaves a key out, so optional parameters need no branching at the call site.
+ * Query of `GET /api/{db}/entity` in the wire syntax: filters such as `'name.string.regex': '/^a/i'`
+ * and the parameters `sort`, `limit`, `skip`, `q`, `props`. Arrays become comma lists (`in`,
+ * `sort`, `props`); `undefined` leaves a key out, so optional parameters need no branching at the
+ * call site. (The name-based `where` of `db.type(…).list()` is written in terms of this.)
  */
 export type EntityQuery = Record<string, string | number | boolean | string[] | undefined>;
 
 /** A database the API key opens, and the person it acts as there. */
-export type Account = Static<typeof AccountSchema>;
+export interface Account {
+  /** The database's name. */
+  _id: string;
+  name: string;
+  /** The person entity the key acts as there. */
+  user: { _id: string; name: string };
+}
 
 /** The databases the API key opens, and a JWT valid 48 hours. */
-export type AuthResult = Static<typeof AuthResultSchema>;
+export interface AuthResult {
+  accounts: Account[];
+  token: string;
+}
+
+/** One change as the change feed delivers it (`subscribe`); `inView: false` says the entity left the subscriber's view. */
+export interface ChangeEvent {
+  /** Resume after it with `lastEventId`. */
+  id: string;
+  db: string;
+  entity: string;
+  /** The entity's `_type` (an id). */
+  type: string;
+  kind: 'created' | 'updated' | 'deleted';
+  /** The entity's version after the change; increasing per entity, not always consecutive. */
+  version: number;
+  at: string;
+  by: string | null;
+  worker?: true;
+  inView: boolean;
+  /** Names of the properties whose values changed (empty when `inView` is false). */
+  properties: string[];
+  /** With `props`: those properties' values after the change. */
+  values?: Entity;
+}
+
+/** The eight data types a property definition can have (SPEC §3). */
+export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file';
+
+/** One property definition as `GET /api/{db}/schema` describes it. */
+export interface PropertyDescription {
+  _id: string;
+  name: string;
+  type: ValueType;
+  list: boolean;
+  multilingual: boolean;
+  search: boolean;
+  mandatory: boolean;
+  readonly: boolean;
+  /** A computed property: never written by clients. */
+  formula?: string;
+  /** Which entities a reference may point to, in the list's filter syntax. */
+  reference_query?: string;
+}
+
+/** A type the caller may read, with the definitions of its properties the caller may read. */
+export interface TypeDescription {
+  _id: string;
+  name: string;
+  properties: PropertyDescription[];
+}
+
+/** Answer of `GET /api/{db}/schema`. */
+export interface DatabaseSchema {
+  types: TypeDescription[];
+}
 
 /** The values of one property of an entity; `[]` when it has none (or `props` left it out). */
 export function valuesOf(entity: Entity, property: string): Value[] {
   const values = entity[property];
   return Array.isArray(values) ? values : [];
 }
-
-/** One change as the change feed delivers it (`subscribe`); `inView: false` says the entity left the subscriber's view. */
-export type ChangeEvent = Static<typeof ChangeEventSchema>;

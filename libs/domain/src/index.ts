@@ -5,6 +5,7 @@ export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type 
 export { FieldErrorSchema, ProblemSchema } from './wire/problem';
 export { AccountSchema, AuthResultSchema } from './wire/auth';
 export { ChangeSchema, HistorySchema } from './wire/history';
+export { DatabaseSchemaSchema, PropertyDescriptionSchema, TypeDescriptionSchema, type DatabaseSchema, type PropertyDescription, type TypeDescription } from './wire/schema';
 export { DomainError, MAX_ERROR_TEXT, MAX_FIELD_ERRORS, boundedErrors, clipText, conflict, invalid, forbidden, notFound, unauthenticated, type DomainErrorKind, type FieldError } from './errors';
 export { first, isFileValue, newProperties, referencesOf, type Entity, type Properties } from './entity';
 export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type ValueData, type ValueField, type ValueType } from './values/types';
@@ -19,6 +20,7 @@ export { definitionOf } from './definitions/lookup';
 export { checkDefinition, checkSiblings, definitionFrom, definitionMap, searchableOf } from './definitions/from-entity';
 export { checkPlacement, definitionParent } from './definitions/placement';
 export { compileType, type CompiledType } from './definitions/compiled';
+export { describeDefinition, describeSchema } from './definitions/describe';
 export { READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, assertDatabaseOwner, assertMayDelete, callerTags, canRead, hasRight, mayAddress, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
 export { applyWrite, assertOwned, isMandatory, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';

@@ -3,6 +3,7 @@ export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
 export { liveKey, signInWithApiKey, type SignIn } from './sign-in';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
+export { describeDatabaseSchema } from './describe-schema';
 export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 export { settleEntity, type SettleOptions, type Settled } from './settle';
 export { existingId } from './read';

@@ -17,6 +17,11 @@ export interface Schema {
   types: ReadonlyMap<string, Entity>;
   /** A type's definitions and what is derived from them (nothing for an unknown type). */
   typeOf(typeId: string | undefined): CompiledType;
+  /**
+   * The property-definition entities of a type as stored (those whose first `_parent` it is),
+   * complete or not: what `GET /api/{db}/schema` filters by the caller's rights.
+   */
+  definitionEntitiesOf(typeId: string): readonly Entity[];
   /** The user property definitions of a type, by name (`typeOf(typeId).definitions`). */
   definitionsOf(typeId: string | undefined): ReadonlyMap<string, PropertyDefinition>;
   /** The data types each property name has, in the given types (all types when undefined). */
@@ -93,6 +98,7 @@ export function compileSchema(types: readonly Entity[], definitions: readonly En
     typeNames,
     types: new Map(types.map((type) => [type._id, type])),
     typeOf,
+    definitionEntitiesOf: (typeId) => parented.get(typeId) ?? [],
     definitionsOf: (typeId) => typeOf(typeId).definitions,
     propertyTypes(typeIds) {
       const found = new Map<string, Set<ValueType>>();

@@ -25,6 +25,7 @@ import { entityRoutes } from './routes/entities';
 import { healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
+import { schemaRoutes } from './routes/schema';
 import { thumbnailRoutes } from './routes/thumbnails';
 import { webhookRoutes } from './routes/webhooks';
 import { Tenants } from './tenancy';
@@ -70,6 +71,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
     ...historyRoutes(deps, tenants),
+    ...schemaRoutes(deps, tenants),
     ...webhookRoutes(deps, tenants),
     ...duplicateRoutes(deps, tenants),
     ...thumbnailRoutes(deps, tenants),

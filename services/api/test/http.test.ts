@@ -156,6 +156,7 @@ describe('HTTP basics', () => {
           '/api/{db}/entity/{id}/pending',
           '/api/{db}/entity/{id}/duplicate',
           '/api/{db}/entity/{id}/history',
+          '/api/{db}/schema',
           '/api/{db}/graphql',
           '/api/{db}/entity/{id}/thumbnail/{size}',
           '/api/{db}/property/{id}/thumbnail/{size}',

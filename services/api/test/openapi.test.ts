@@ -82,6 +82,7 @@ describe('the OpenAPI document', () => {
       getPropertyThumbnail: optional,
       getEntityPending: optional,
       getEntityHistory: optional,
+      getDatabaseSchema: optional,
       getWebhookDeliveries: optional,
       streamChanges: optional,
       queryEntities: optional,

@@ -1,0 +1,71 @@
+import { first, type Entity } from '../entity';
+import { labelOf } from '../derived/labels';
+import { canRead, type Caller } from '../rights';
+import type { DatabaseSchema, PropertyDescription, TypeDescription } from '../wire/schema';
+import { definitionFrom } from './from-entity';
+import { isSystemProperty } from './system';
+
+/**
+ * A definition entity as `GET /api/{db}/schema` describes it, or undefined when it is not a
+ * complete definition (`definitionFrom`) or names a system property. Flags are always present
+ * (false when unset); `formula` and `reference_query` only when the definition has one.
+ */
+export function describeDefinition(entity: Entity): PropertyDescription | undefined {
+  const definition = definitionFrom(entity.properties);
+  // definitionFrom already refuses names outside the user pattern; kept explicit, as the answer promises it.
+  if (definition === undefined || isSystemProperty(definition.name)) return undefined;
+  return {
+    _id: entity._id,
+    name: definition.name,
+    type: definition.type,
+    list: definition.list,
+    multilingual: definition.multilingual,
+    search: definition.search,
+    mandatory: definition.mandatory,
+    readonly: definition.readonly,
+    ...(definition.formula === undefined ? {} : { formula: definition.formula }),
+    ...(definition.referenceQuery === undefined ? {} : { reference_query: definition.referenceQuery }),
+  };
+}
+
+/** A definition's `ordinal`, when it has a finite one. */
+function ordinalOf(entity: Entity): number | undefined {
+  const ordinal = first(entity.properties, 'ordinal')?.number;
+  return typeof ordinal === 'number' && Number.isFinite(ordinal) ? ordinal : undefined;
+}
+
+/** Code-unit order: the same on every machine and locale. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Ascending; without an ordinal after every one with one. */
+const compareOrdinal = (a: number | undefined, b: number | undefined) => (a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a - b);
+
+/**
+ * The types and definitions of a database as the caller sees them (issue 19): only the type
+ * entities the caller may read (`canRead`, the rule of reading the entity itself; anonymous callers
+ * see `public` ones), the meta-types among them; of each, only the definitions the caller may read,
+ * complete and not a system property. Types without a `name` are left out (nothing can name them).
+ * Types by name, then `_id`; properties by `ordinal` (those without one last), then name, then `_id`.
+ */
+export function describeSchema(types: readonly Entity[], definitionsOf: (typeId: string) => readonly Entity[], caller: Caller): DatabaseSchema {
+  const described: TypeDescription[] = [];
+  for (const type of types) {
+    const name = labelOf(type.properties);
+    if (name === undefined || !canRead(type.properties, caller)) continue;
+    const properties = definitionsOf(type._id)
+      .filter((entity) => canRead(entity.properties, caller))
+      .flatMap((entity) => {
+        const description = describeDefinition(entity);
+        return description === undefined ? [] : [{ description, ordinal: ordinalOf(entity) }];
+      })
+      .sort(
+        (a, b) =>
+          compareOrdinal(a.ordinal, b.ordinal) ||
+          compareText(a.description.name, b.description.name) ||
+          compareText(a.description._id, b.description._id),
+      )
+      .map(({ description }) => description);
+    described.push({ _id: type._id, name, properties });
+  }
+  return { types: described.sort((a, b) => compareText(a.name, b.name) || compareText(a._id, b._id)) };
+}
