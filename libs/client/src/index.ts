@@ -27,6 +27,7 @@ export {
   type TypeDescription,
   type UploadTarget,
   type Value,
+  type ValueData,
   type ValueInput,
   type ValueType,
   type WriteResult,

@@ -5,11 +5,8 @@
  * server cannot drift. The server may add fields, which pass through untouched.
  */
 
-/** A value as written: `type` names the property, exactly one value field carries the data. */
-export interface ValueInput {
-  type: string;
-  /** Overwrite this value instead of adding one. */
-  _id?: string;
+/** The data of a value: one value field (a file's three) and, on multilingual properties, `language`. */
+export interface ValueData {
   /** string and text properties. */
   string?: string;
   number?: number;
@@ -28,6 +25,13 @@ export interface ValueInput {
   language?: string;
 }
 
+/** A value as written: `type` names the property, exactly one value field carries the data. */
+export interface ValueInput extends ValueData {
+  type: string;
+  /** Overwrite this value instead of adding one. */
+  _id?: string;
+}
+
 /** Where to PUT a file's bytes right after creating its value; every header is required as given. */
 export interface UploadTarget {
   url: string;
@@ -36,19 +40,9 @@ export interface UploadTarget {
 }
 
 /** A value as stored and returned. */
-export interface StoredValue {
+export interface StoredValue extends ValueData {
   _id: string;
   type: string;
-  string?: string;
-  number?: number;
-  boolean?: boolean;
-  date?: string;
-  datetime?: string;
-  reference?: string;
-  filename?: string;
-  filesize?: number;
-  filetype?: string;
-  language?: string;
   /** On a right value: copied from a `_parent` by `_inheritrights`; not writable. */
   inherited?: true;
   created: { at: string; by: string };

@@ -107,6 +107,8 @@ export class EntityType<T extends TypeShape, Picked extends boolean = false> {
   async update(id: string, patch: UpdateInput<T>, options: RequestOptions = {}): Promise<EntityObject<T, Picked>> {
     await this.schemas.withType(this.name, options, async (type) => {
       const input = patch as Record<string, unknown>;
+      // A patch the definitions refuse is refused before the read of the present values.
+      planUpdate(type, input, undefined);
       const names = namesToRead(type, input);
       const current = names.length === 0 ? undefined : (await this.db.getEntity(id, { props: names, ...options })).entity;
       const plan = planUpdate(type, input, current);

@@ -19,9 +19,12 @@ export function namesToRead(type: TypeDescription, patch: Record<string, unknown
   });
 }
 
-/** A datetime as the server stores it (UTC, SPEC §3), so that `…+02:00` matches its stored `…Z`. */
+/**
+ * A datetime as the server stores it (UTC, SPEC §3), so that `…+02:00` matches its stored `…Z`.
+ * Only ISO 8601 with an offset: other text is compared as given (the server refuses it).
+ */
 function momentOf(datetime: string | undefined): string | undefined {
-  const time = datetime === undefined ? Number.NaN : Date.parse(datetime);
+  const time = datetime !== undefined && /^\d{4}-\d{2}-\d{2}T[^ ]*(Z|[+-]\d{2}:\d{2})$/.test(datetime) ? Date.parse(datetime) : Number.NaN;
   return Number.isNaN(time) ? datetime : new Date(time).toISOString();
 }
 
