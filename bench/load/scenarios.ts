@@ -123,6 +123,13 @@ export function scenarios(world: World): Scenario[] {
       },
     },
     {
+      id: 'schema',
+      title: 'GET the schema (types and definitions: what the SDK reads once)',
+      async run(bench) {
+        return timedApiLoad(bench, () => ({ path: `/api/${db(bench)}/schema` }), [200]);
+      },
+    },
+    {
       id: 'add-value',
       title: 'POST a value to an existing entity (distinct books)',
       async run(bench) {
@@ -141,6 +148,22 @@ export function scenarios(world: World): Scenario[] {
 export function listScenarios(world: World): Scenario[] {
   const db = (bench: Bench) => bench.world.db;
   return [
+    {
+      id: 'definitions-list',
+      title: 'the definitions as an uncached list (one of three lists the SDK would need without /schema)',
+      async run(bench) {
+        const record = (await bench.store.registry.database(db(bench)))!;
+        return httpLoad({
+          url: bench.base,
+          connections: Math.min(bench.connections, bench.listRequests),
+          amount: Math.max(bench.listRequests, 5 * bench.connections),
+          headers: auth(bench),
+          // POST /entity/query: never served from the response cache, as a first read is not.
+          next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity/query`, body: JSON.stringify({ '_type.reference': record.meta.property, limit: '1000' }) }),
+          expect: [200],
+        });
+      },
+    },
     {
       id: 'signed-url',
       title: 'GET a file value (signs a download URL)',

@@ -3,10 +3,11 @@ import type { EntiaClient, RequestOptions } from './client';
 import { download, type FileDownload } from './download';
 import { queryBody, queryString } from './query';
 import type { CallOptions } from './signals';
+import { definitionObjects, type DefinitionInput } from './typed/define';
 import { EntityType } from './typed/entity-type';
 import { SchemaCache } from './typed/schema-cache';
-import type { AnySchema, SchemaShape } from './typed/shape';
-import type { Aggregation, ChangeEvent, DatabaseSchema, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
+import type { AnySchema, SchemaShape, Sharing } from './typed/shape';
+import type { Aggregation, ChangeEvent, DatabaseSchema, TypeDescription, ValueType, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /** What `duplicate` asks for: how many copies, and which properties they leave out. */
@@ -61,6 +62,24 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   type<N extends keyof S & string>(name: N, options: TypeOptions & { language: string }): EntityType<S[N], true>;
   type<N extends keyof S & string>(name: N, options: TypeOptions = {}): EntityType<S[N], boolean> {
     return new EntityType<S[N], boolean>(this as EntiaDatabase<never>, this.schemas, name, options.language);
+  }
+
+  /**
+   * A new type with its property definitions, in one call: `defineType('book', {title: 'string',
+   * tags: {type: 'string', list: true}})`. The type and its definitions are shared with the
+   * database's people (`sharing`, default `domain`) so that they can use it. One POST per entity
+   * (the type first): a failure part way leaves the type with the definitions made so far. Returns
+   * the type as `describe()` would.
+   */
+  async defineType(name: string, properties: Record<string, ValueType | DefinitionInput>, options: RequestOptions & { sharing?: Sharing } = {}): Promise<TypeDescription> {
+    const { sharing = 'domain', ...call } = options;
+    const meta = this.type('entity' as keyof S & string) as unknown as EntityType<AnySchema[string]>;
+    const definitions = definitionObjects(properties, sharing);
+    const type = await meta.create({ name, _sharing: sharing }, call);
+    const property = this.type('property' as keyof S & string) as unknown as EntityType<AnySchema[string]>;
+    for (const definition of definitions) await property.create({ ...definition, _parent: type._id }, call);
+    await this.schemas.reload(call);
+    return this.type(name as keyof S & string).describe(call);
   }
 
   /** Fetches the schema again now: definitions changed elsewhere are used from the next call on. */

@@ -33,6 +33,7 @@ export {
   type WriteResult,
 } from './types';
 export { subscribe, type ChangeNotice, type SubscribeOptions, type Subscription } from './changes';
+export type { DefinitionInput } from './typed/define';
 export { EntityType, rawOf, type GetOptions, type Page, type TypedChangeEvent, type UploadInput } from './typed/entity-type';
 export { InputError, UnknownPropertyError, UnknownTypeError } from './typed/values';
 export type {

@@ -21,6 +21,9 @@ export function callSignal(options: CallOptions, defaultTimeoutMs: number): Abor
 /** `promise`, or the signal's reason as soon as it aborts (the work behind `promise` goes on). */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
+  // Whoever gave up no longer listens: the work's own failure must not become an unhandled
+  // rejection (which ends a Node process).
+  promise.catch(() => undefined);
   if (signal.aborted) return Promise.reject(signal.reason);
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {

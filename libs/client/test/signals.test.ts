@@ -74,6 +74,22 @@ describe('time limits and abort signals', () => {
     expect(calls()).toHaveLength(1);
   });
 
+  it('a call given up leaves no unhandled rejection behind when the work it shared fails later', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      // Nothing listens on port 1: the key exchange and the schema fetch fail after the callers left.
+      const client = new EntiaClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k'.repeat(43), db: 'acme', retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+      await expect(client.db().type('book').list({}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+      await expect(client.db().getEntity('65f0a1b2c3d4e5f6a7b8c9d0', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('an already aborted signal sends nothing', async () => {
     const client = new EntiaClient({ baseUrl, apiKey: 'k'.repeat(43), db: 'acme' });
     await expect(client.db().type('book').list({}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });

@@ -50,9 +50,10 @@ describe('the SDK, by name and as objects, against the real API', () => {
     tenant = await testTenant(api);
     client = new EntiaClient({ baseUrl: tenant.baseUrl, apiKey: tenant.owner.apiKey, db: tenant.db });
     db = client.db<Library>();
-    // The types are defined through the SDK too: meta-types are types like any other.
-    const author = await db.type('entity').create({ name: 'author', _sharing: 'domain' });
-    await db.type('property').create({ name: 'name', type: 'string', mandatory: true, _parent: author._id, _sharing: 'domain' });
+    // The types are defined through the SDK too: in one call, or entity by entity (meta-types are
+    // types like any other).
+    const author = await db.defineType('author', { name: { type: 'string', mandatory: true } });
+    expect(author).toEqual({ _id: expect.any(String), name: 'author', properties: [expect.objectContaining({ name: 'name', type: 'string', mandatory: true, list: false })] });
     const book = await db.type('entity').create({ name: 'book', _sharing: 'domain' });
     const definitions: Record<string, unknown>[] = [
       { name: 'title', type: 'string', mandatory: true, search: true },
