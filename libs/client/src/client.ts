@@ -32,7 +32,7 @@ export interface ClientOptions {
    */
   schemaTtlMs?: number;
   /** Injected in tests to observe waits; defaults to a real timer. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Injected in tests to move time; defaults to `Date.now`. */
   now?: () => number;
 }
@@ -52,7 +52,24 @@ export interface RequestOptions extends CallOptions {
 const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * A wait that ends early when `signal` aborts, its timer cleared: a call given up during a long
+ * `Retry-After` must not keep a Node process alive until the wait would have ended.
+ */
+function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /**
  * Typed access to an Entia API: authenticates with a cached JWT, retries what may succeed later (a
@@ -63,7 +80,7 @@ export class EntiaClient {
   private readonly transport: Transport;
   private readonly credentials: Credentials | undefined;
   private readonly defaultDb: string | undefined;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly timeoutMs: number;
   private readonly schemaTtlMs: number | undefined;
   private readonly databases = new Map<string, EntiaDatabase>();

@@ -24,7 +24,7 @@ export class Transport {
   constructor(
     readonly baseUrl: string,
     private readonly retry: RetryPolicy,
-    private readonly sleep: (ms: number) => Promise<void>,
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
   ) {}
 
   async send<T>({ method, path, body, bearer, idempotencyKey, signal }: Call): Promise<T> {
@@ -45,13 +45,13 @@ export class Transport {
         });
       } catch (error) {
         if (last || signal?.aborted) throw signal?.aborted ? signal.reason : error;
-        await abortable(this.sleep(backoffDelay(attempt, this.retry)), signal);
+        await abortable(this.sleep(backoffDelay(attempt, this.retry), signal), signal);
         continue;
       }
       if (response.ok) return (await readJson(response)) as T;
       const error = await toError(response);
       if (last || !isRetryableStatus(response.status, error.problem?.type)) throw error;
-      await abortable(this.sleep(retryAfterMs(response) ?? backoffDelay(attempt, this.retry)), signal);
+      await abortable(this.sleep(retryAfterMs(response) ?? backoffDelay(attempt, this.retry), signal), signal);
     }
   }
 }

@@ -38,6 +38,8 @@ describe('time limits and abort signals', () => {
 
   it('a call without an answer ends at its time limit with a TimeoutError', async () => {
     const client = new EntiaClient({ baseUrl, apiKey: 'k'.repeat(43), db: 'acme' });
+    // The key exchanged first: the limit below is then the GET's alone, however busy the machine.
+    await client.auth();
     const error = await client.db().getEntity('65f0a1b2c3d4e5f6a7b8c9d0', { timeoutMs: 150 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'TimeoutError' });
     expect(calls()).toHaveLength(1);
@@ -45,8 +47,10 @@ describe('time limits and abort signals', () => {
 
   it('the client-wide time limit applies to every call, and a call may lift it', async () => {
     const client = new EntiaClient({ baseUrl, apiKey: 'k'.repeat(43), db: 'acme', timeoutMs: 150 });
+    await client.auth();
     await expect(client.db().listEntities({})).rejects.toMatchObject({ name: 'TimeoutError' });
     mode = 'unavailable';
+    const timersBefore = process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     // Retry-After of an hour: with the limit lifted the call would wait; an abort ends the wait.
     const controller = new AbortController();
     const waiting = client.db().listEntities({}, { timeoutMs: 0, signal: controller.signal });
@@ -54,17 +58,21 @@ describe('time limits and abort signals', () => {
     controller.abort(new Error('stop waiting'));
     await expect(waiting).rejects.toThrow('stop waiting');
     expect(calls()).toHaveLength(2);
+    // The hour-long wait is gone with the call: it would keep a Node process from exiting.
+    expect(process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout')).toHaveLength(timersBefore);
   });
 
   it('a time limit covers the retries: a 503 with a long Retry-After is not waited out', async () => {
     mode = 'unavailable';
     const client = new EntiaClient({ baseUrl, apiKey: 'k'.repeat(43), db: 'acme' });
+    await client.auth();
     await expect(client.db().schema({ timeoutMs: 300 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(calls()).toHaveLength(1);
   });
 
   it('an aborted write is not retried, even under its Idempotency-Key', async () => {
     const client = new EntiaClient({ baseUrl, apiKey: 'k'.repeat(43), db: 'acme' });
+    await client.auth();
     const controller = new AbortController();
     const writing = client.db().addValues('65f0a1b2c3d4e5f6a7b8c9d0', [{ type: 'name', string: 'x' }], { signal: controller.signal });
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -53,9 +53,13 @@ export class JobProducer {
   }
 
   async status(id: string): Promise<JobStatus | undefined> {
+    // The state first, then the job: a job read first and completed in between was answered
+    // `completed` with the `result` it did not have yet (null). BullMQ stores the return value in
+    // the same step that moves the job to completed, so a job read after that state holds it.
+    const state = (await this.breaker.run(() => this.queue.getJobState(id))) as JobState;
+    if (state === 'unknown') return undefined;
     const job = await this.breaker.run(() => this.queue.getJob(id));
     if (!job) return undefined;
-    const state = (await this.breaker.run(() => job.getState())) as JobState;
     return {
       id,
       name: job.name,

@@ -1,5 +1,5 @@
 import { CHROMIUM_PATH } from '@entia/stack';
-import { build, type Metafile } from 'esbuild';
+import { build, stop as stopEsbuild, type Metafile } from 'esbuild';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -149,6 +149,8 @@ describe('the SDK bundled for a browser page on another origin', () => {
   }, 240_000);
 
   afterAll(async () => {
+    // esbuild's service process is a child of this one: tests run in band on two cores.
+    await stopEsbuild();
     await browser?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
     if (site) await close(site.server);
