@@ -3,6 +3,7 @@ import type { EntiaClient } from './client';
 import { EntiaError, type Problem } from './errors';
 import { queryString } from './query';
 import { backoffDelay, DEFAULT_RETRY } from './retry';
+import { wait } from './signals';
 import type { ChangeEvent, EntityQuery } from './types';
 
 /** What the feed tells apart from changes (see the README): none of them needs an answer but `reset`. */
@@ -99,7 +100,7 @@ export function subscribe(client: EntiaClient, db: string, filter: EntityQuery, 
         if (ended) options.onError?.(new Error('The API key was revoked.'), false);
         // A stream that was served and ended (dropped, the server going away): back soon, backoff afresh.
         attempt = 0;
-        await sleep(RECONNECT_MS, abort.signal);
+        await pause(RECONNECT_MS, abort.signal);
       } catch (error) {
         if (abort.signal.aborted) return;
         const status = error instanceof EntiaError ? error.status : undefined;
@@ -113,7 +114,7 @@ export function subscribe(client: EntiaClient, db: string, filter: EntityQuery, 
         const retrying = status === undefined || status >= 500 || status === 429;
         options.onError?.(error, retrying);
         if (!retrying) return;
-        await sleep(backoffDelay(Math.max(1, attempt), DEFAULT_RETRY), abort.signal);
+        await pause(backoffDelay(Math.max(1, attempt), DEFAULT_RETRY), abort.signal);
       }
     }
   };
@@ -128,12 +129,7 @@ export function subscribe(client: EntiaClient, db: string, filter: EntityQuery, 
   };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
+/** A wait between connections; closing the subscription ends it (the loop then sees the abort). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return wait(ms, signal).catch(() => undefined);
 }

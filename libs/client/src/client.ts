@@ -3,7 +3,7 @@ import { EntiaDatabase } from './database';
 import type { AnySchema, SchemaShape } from './typed/shape';
 import { EntiaError } from './errors';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry';
-import { abortable, callSignal, type CallOptions } from './signals';
+import { abortable, callSignal, wait, type CallOptions } from './signals';
 import { Transport } from './transport';
 import type { AuthResult } from './types';
 
@@ -53,25 +53,6 @@ const DEFAULT_REFRESH_MARGIN_MS = 5 * 60_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * A wait that ends early when `signal` aborts, its timer cleared: a call given up during a long
- * `Retry-After` must not keep a Node process alive until the wait would have ended.
- */
-function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/**
  * Typed access to an Entia API: authenticates with a cached JWT, retries what may succeed later (a
  * POST only under its `Idempotency-Key`, so a lost answer never stores a write twice), and nothing
  * else. Entity operations live on the database-scoped object from `db()`.
@@ -86,7 +67,7 @@ export class EntiaClient {
   private readonly databases = new Map<string, EntiaDatabase>();
 
   constructor(options: ClientOptions) {
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? wait;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.schemaTtlMs = options.schemaTtlMs;
     this.transport = new Transport(options.baseUrl.replace(/\/+$/, ''), options.retry ?? DEFAULT_RETRY, this.sleep);

@@ -32,3 +32,22 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefine
   });
   return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort!));
 }
+
+/**
+ * A wait that ends early when `signal` aborts, its timer cleared: a call given up during a long
+ * `Retry-After` must not keep a Node process alive until the wait would have ended.
+ */
+export function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
