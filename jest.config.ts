@@ -30,7 +30,10 @@ const config: Config = {
     rootDir: __dirname,
     testMatch: [`<rootDir>/${dir}/test/**/*.test.ts`],
     testEnvironment: 'node',
-    transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+    transform: { '^.+\\.(ts|js|mjs)$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+    // ESM-only packages the API imports (openid-client and what it is built on): jest runs
+    // CommonJS, so swc turns them into it like our own sources.
+    transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
     moduleNameMapper,
   })),
   testTimeout: 30_000,

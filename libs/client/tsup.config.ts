@@ -1,8 +1,8 @@
 import { defineConfig } from 'tsup';
 
 // The package: ESM and CommonJS bundles of the entry points with bundled declarations for each
-// (`.d.mts`, `.d.ts`), its one dependency (eventsource-parser) inlined so that installing the SDK
-// installs nothing else. `tsc -b` only type-checks this package (declarations into .tsc/, for the tests).
+// (`.d.mts`, `.d.ts`), its dependencies (eventsource-parser, @simplewebauthn/browser) inlined so that
+// installing the SDK installs nothing else. `tsc -b` only type-checks this package (declarations into .tsc/, for the tests).
 export default defineConfig([
   {
     entry: { index: 'src/index.ts', node: 'src/node.ts' },
@@ -10,7 +10,7 @@ export default defineConfig([
     outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
     target: 'es2022',
     platform: 'neutral',
-    noExternal: ['eventsource-parser'],
+    noExternal: ['eventsource-parser', '@simplewebauthn/browser'],
     external: [/^node:/],
     dts: { only: false, compilerOptions: { composite: false, incremental: false, declarationMap: false } },
     sourcemap: false,
@@ -25,7 +25,7 @@ export default defineConfig([
     outExtension: () => ({ js: '.cjs' }),
     target: 'es2022',
     platform: 'node',
-    noExternal: ['eventsource-parser'],
+    noExternal: ['eventsource-parser', '@simplewebauthn/browser'],
     sourcemap: false,
     clean: false,
     tsconfig: 'tsconfig.json',

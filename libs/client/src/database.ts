@@ -45,7 +45,8 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   private readonly schemas: SchemaCache;
 
   constructor(
-    private readonly client: EntiaClient,
+    /** The client whose token, retries and time limits this database's calls go through. */
+    readonly client: EntiaClient,
     readonly name: string,
     schemaTtlMs?: number,
   ) {

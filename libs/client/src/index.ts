@@ -5,6 +5,7 @@ export type { FileDownload } from './download';
 export { EntiaError, type Problem } from './errors';
 export { generateTypes, type GenerateOptions } from './generate';
 export { jwtExpiresAt } from './jwt';
+export { registerPasskey, signInWithPasskey, type PasskeySignInOptions } from './passkeys';
 export type { CallOptions } from './signals';
 export { DEFAULT_UPLOAD_ATTEMPTS, UploadError, uploadFile, type FileContent, type FileUpload, type StreamSource, type UploadApi, type UploadOptions } from './upload';
 export { DEFAULT_RETRY, KEY_IN_USE, backoffDelay, isRetryableStatus, mayRepeat, type RetryPolicy } from './retry';
@@ -65,3 +66,4 @@ export type {
   WriteProperty,
   WriteScalar,
 } from './typed/shape';
+export { OidcSignInError, completeOidcSignIn, oidcSignInUrl, signInWithOidc, type OidcSignInOptions } from './oidc';

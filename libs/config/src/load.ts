@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { parseCorsOrigins } from './cors';
 import { ConfigSchema, type Config } from './schema';
+import { parseOidcProviders, parseRedirectUris, parseWebauthnOrigins } from './sign-in';
 
 /** Thrown when the environment does not describe a runnable service; the message is one line. */
 export class ConfigError extends Error {
@@ -25,9 +26,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const candidate: Record<string, unknown> = { ...raw };
   const valid = validate(candidate);
   const found = valid ? [] : problems(validate.errors ?? [], raw);
-  const cors = corsProblem(candidate, raw);
-  if (cors) found.push(cors);
-  if (valid && !cors) return candidate;
+  const more = [corsProblem(candidate, raw), ...(valid ? signInProblems(candidate) : [])].filter((problem) => problem !== undefined);
+  found.push(...more);
+  if (valid && more.length === 0) return candidate;
   throw new ConfigError(`invalid configuration: ${found.join('; ')}`);
 }
 
@@ -44,6 +45,26 @@ function corsProblem(candidate: Record<string, unknown>, raw: Record<string, str
   } catch (error) {
     return `CORS_ORIGINS ${(error as Error).message}`;
   }
+}
+
+/** The sign-in settings (issue 20) beyond their types: each well formed, and those that go together given together. */
+function signInProblems(config: Config): string[] {
+  const found: string[] = [];
+  const check = (name: string, parse: () => unknown) => {
+    try {
+      parse();
+    } catch (error) {
+      found.push(`${name} ${(error as Error).message}`);
+    }
+  };
+  check('OIDC_PROVIDERS', () => parseOidcProviders(config.OIDC_PROVIDERS));
+  check('OIDC_REDIRECT_URIS', () => parseRedirectUris(config.OIDC_REDIRECT_URIS));
+  if (config.OIDC_PROVIDERS.trim() !== 'none') {
+    if (config.PUBLIC_URL === 'none') found.push('PUBLIC_URL is required with OIDC_PROVIDERS (the providers call the API back there)');
+    if (config.OIDC_REDIRECT_URIS.trim() === 'none') found.push('OIDC_REDIRECT_URIS is required with OIDC_PROVIDERS (where a sign-in may return to)');
+  }
+  if (config.WEBAUTHN_RP_ID !== 'none') check('WEBAUTHN_ORIGINS', () => parseWebauthnOrigins(config.WEBAUTHN_ORIGINS, config.WEBAUTHN_RP_ID));
+  return found;
 }
 
 /** One message per offending variable (a union alone yields an error for each of its members). */
@@ -68,7 +89,7 @@ function expectation(name: SettingName, error: ErrorObject): string {
 
 // Secrets never reach a log line, not even when they are wrong.
 function shown(name: string, value: string | undefined): string {
-  return value === undefined || /SECRET|ACCESS_KEY/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
+  return value === undefined || /SECRET|ACCESS_KEY|OIDC_PROVIDERS/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
 }
 
 /**

@@ -250,6 +250,34 @@ export const ConfigSchema = Type.Object({
     maximum: 3600000,
     description: 'Delay before the first retry of a failed webhook delivery; each further retry waits twice as long (at most an hour).',
   }),
+  PUBLIC_URL: Type.String({
+    default: 'none',
+    pattern: '^(none|https?://[^?#\\s]+)$',
+    description:
+      'The API\'s address as browsers and OpenID providers reach it (https://api.example.com); the sign-in callback is PUBLIC_URL/api/auth/oidc/<provider>/callback. Required with OIDC_PROVIDERS.',
+  }),
+  OIDC_PROVIDERS: Type.String({
+    default: 'none',
+    minLength: 1,
+    description:
+      'OpenID Connect providers people sign in with, as JSON: {"<name>": {"issuer": "https://…", "clientId": "…", "clientSecret": "…", "scope": "openid email profile"}}; none for none. Issuers are https (http only on localhost).',
+  }),
+  OIDC_REDIRECT_URIS: Type.String({
+    default: 'none',
+    minLength: 1,
+    description: 'Comma-separated addresses of your apps a sign-in may return to (compared exactly); none for none. Required with OIDC_PROVIDERS.',
+  }),
+  WEBAUTHN_RP_ID: Type.String({
+    default: 'none',
+    pattern: '^(none|[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)$',
+    description: 'The domain passkeys are bound to (the relying party ID: example.com, localhost); none turns passkeys off.',
+  }),
+  WEBAUTHN_RP_NAME: Type.String({ default: 'Entia', minLength: 1, maxLength: 64, description: 'The name authenticators show for the relying party.' }),
+  WEBAUTHN_ORIGINS: Type.String({
+    default: 'none',
+    minLength: 1,
+    description: 'Comma-separated origins of the web apps passkeys are used from, each on WEBAUTHN_RP_ID (https://app.example.com). Required with WEBAUTHN_RP_ID.',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     default: 15000,
     minimum: 0,

@@ -1,23 +1,5 @@
-import { ConfigError, loadConfig, parseCorsOrigins } from '@entia/config';
-
-const required = {
-  MONGODB_URL: 'mongodb://127.0.0.1:27017',
-  REDIS_URL: 'redis://127.0.0.1:6379',
-  S3_ENDPOINT: 'http://127.0.0.1:9000',
-  S3_ACCESS_KEY: 'access',
-  S3_SECRET_KEY: 'secret-value',
-  JWT_SECRET: 'a-jwt-secret-of-at-least-32-characters',
-};
-
-function failure(env: NodeJS.ProcessEnv): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected the configuration to be refused');
-}
+import { loadConfig, parseCorsOrigins } from '@entia/config';
+import { failure, required } from './fixtures';
 
 describe('loadConfig', () => {
   it('fills defaults and coerces numbers', () => {

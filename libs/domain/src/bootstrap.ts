@@ -39,7 +39,12 @@ const META_DEFINITIONS: Record<MetaName, DefinitionSpec[]> = {
     { name: 'name', type: 'string', search: true },
     { name: 'email', type: 'string', search: true },
   ],
-  database: [{ name: 'name', type: 'string', search: true }],
+  database: [
+    { name: 'name', type: 'string', search: true },
+    // Sign-in settings (issue 20, sign-in-settings.ts): off until an owner turns them on.
+    { name: 'oidc_self_registration', type: 'boolean' },
+    { name: 'oidc_email_match', type: 'boolean' },
+  ],
   // The rules of its values (an http(s) URL, a filter that parses, a long enough secret) are in webhooks.ts.
   webhook: [
     { name: 'name', type: 'string', search: true },

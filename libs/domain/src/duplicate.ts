@@ -1,3 +1,4 @@
+import { CREDENTIAL_PROPERTIES } from './credentials';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
 import type { Entity } from './entity';
@@ -19,10 +20,10 @@ export interface DuplicateRequest {
 /**
  * System properties a copy never takes from its source (docs/decisions.md "Duplicate"):
  * `_created` is the copy's own (now, the caller); the rights are not copied (the caller becomes
- * the sole `_owner`, inherited rights are recomputed by the worker); `_api_key` is a credential of
- * one person entity, never cloned.
+ * the sole `_owner`, inherited rights are recomputed by the worker); credentials (`_api_key`,
+ * `_identity`, `_passkey`) belong to one person entity and are never cloned.
  */
-export const NOT_COPIED: ReadonlySet<string> = new Set(['_created', '_owner', '_editor', '_expander', '_viewer', '_api_key']);
+export const NOT_COPIED: ReadonlySet<string> = new Set(['_created', '_owner', '_editor', '_expander', '_viewer', ...CREDENTIAL_PROPERTIES]);
 
 /**
  * Meta-types whose entities are not duplicated: a copy of a property definition would be a second

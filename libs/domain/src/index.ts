@@ -24,7 +24,21 @@ export { describeDefinition, describeSchema } from './definitions/describe';
 export { READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, assertDatabaseOwner, assertMayDelete, callerTags, canRead, hasRight, mayAddress, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
 export { applyWrite, assertOwned, isMandatory, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';
-export { MAX_API_KEYS, MAX_KEY_SPONSORS, keyIsLive, keySponsors, type KeyGenerator } from './keys';
+export {
+  CREDENTIAL_PROPERTIES,
+  CredentialTaken,
+  MAX_CREDENTIALS,
+  identityValue,
+  isCredentialProperty,
+  issuerUrlProblem,
+  parseIdentity,
+  type CredentialKind,
+  type CredentialProperty,
+  type Identity,
+  type NewCredential,
+  type VerifiedCredential,
+} from './credentials';
+export { MAX_KEY_SPONSORS, keyIsLive, keySponsors, type KeyGenerator } from './keys';
 export { checkReferences, isSchemaType, typeOf, type MetaTypes } from './references';
 export { groupByProperty, presentEntity, presentValue } from './present';
 export { bootstrapDatabase, type Bootstrap } from './bootstrap';
@@ -61,3 +75,4 @@ export { changeEventOf, missingProps, type ChangeEvent } from './changes/event';
 export { parseFeedFilter, parseFeedQuery, type FeedQuery } from './changes/feed-query';
 export { MAX_WEBHOOK_URL, MIN_WEBHOOK_SECRET, assertMayManageWebhooks, checkWebhook, isWebhookEntity, webhookOf, webhookUrlProblem, type Webhook } from './webhooks';
 export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-delivery';
+export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSettings, type ProviderProfile, type SignInSettings } from './sign-in-settings';

@@ -1,13 +1,6 @@
 import { invalid } from './errors';
 
 /**
- * The most API keys one person entity holds (SPEC §6 leaves it open). Each key is a credential to
- * revoke when it leaks; a handful per person covers every device and integration, and a bound
- * keeps one person from minting credentials without end.
- */
-export const MAX_API_KEYS = 10;
-
-/**
  * The most people a key may depend on (see `keySponsors`): how many members' hands access may pass
  * through, from the database's owners to the key's person. It bounds what checking a key reads.
  */

@@ -1,3 +1,4 @@
+import { isCredentialProperty } from './credentials';
 import { definitionOf } from './definitions/lookup';
 import type { PropertyDefinition } from './definitions/definition';
 import { newProperties, type Entity, type Properties } from './entity';
@@ -33,8 +34,9 @@ export function removeValue(
   if (definition?.readonly) throw invalid(`${removed.type} is read-only.`);
   if (removed.inherited) throw invalid(`${removed.type}: ${INHERITED}.`);
   const right = definition?.writeRight ?? 'editor';
-  const ownKey = removed.type === '_api_key' && entity._id === caller.personId;
-  if (!ownKey && !hasRight(entity.properties, caller, right)) throw forbidden(`deleting "${removed.type}" needs the ${right} right on this entity`);
+  // A person may revoke any credential of their own, whoever added it.
+  const ownCredential = isCredentialProperty(removed.type) && entity._id === caller.personId;
+  if (!ownCredential && !hasRight(entity.properties, caller, right)) throw forbidden(`deleting "${removed.type}" needs the ${right} right on this entity`);
 
   const properties = newProperties(Object.entries(entity.properties));
   const remaining = properties[removed.type]!.filter((value) => value._id !== valueId);

@@ -2,10 +2,10 @@ import { newProperties, type Entity, type Properties } from './entity';
 import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
-import { MAX_API_KEYS } from './keys';
+import { credentialProblem, isCredentialProperty, isOwnCredential, newCredential, type NewCredential, type VerifiedCredential } from './credentials';
 import { hasRight, type Caller } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
-import { VALUE_FIELDS, type Value, type ValueData, type ValueField } from './values/types';
+import type { Value, ValueField } from './values/types';
 
 /** A value as a client sends it (interface §4.1), already shape-checked by the request schema. */
 /** Why an inherited right cannot be changed where it shows. */
@@ -20,10 +20,21 @@ export interface WriteContext {
   /** User property definitions of the entity's type, by name. */
   definitions: ReadonlyMap<string, PropertyDefinition>;
   limits: ValueLimits;
-  /** The entity is a person: the only kind that may hold `_api_key` values. */
+  /** The entity is a person: the only kind that may hold credentials (`_api_key`, `_identity`, `_passkey`). */
   isPerson: boolean;
+  /**
+   * A credential the server verified the caller holds (a provider's sign-in, a passkey's
+   * registration ceremony): they may add it to their own person, and it is the only way a
+   * `_passkey` value is added.
+   */
+  verified?: VerifiedCredential;
   /** When creating: the id the new entity gets (a new person may read itself). */
   newEntityId?: string;
+  /**
+   * The caller is the person being created, registering themselves (a sign-in the database lets
+   * register): they read their entity but do not own it; the owners it is given do.
+   */
+  registering?: boolean;
   newApiKey(): { plaintext: string; hash: string };
 }
 
@@ -41,8 +52,8 @@ export interface WriteResult {
   /** Values this write replaced or removed (their files, index entries and keys go too). */
   removed: Value[];
   references: ReferenceCheck[];
-  /** Hashes of API keys this write generated, to index. */
-  newKeys: { valueId: string; hash: string }[];
+  /** Credentials this write created, to index. */
+  credentials: NewCredential[];
 }
 
 const clone = (properties: Properties): Properties =>
@@ -57,7 +68,7 @@ const clone = (properties: Properties): Properties =>
 export function applyWrite(existing: Entity | undefined, items: ValueInput[], ctx: WriteContext): WriteResult {
   const creating = existing === undefined;
   const properties = clone(existing?.properties ?? {});
-  const result: WriteResult = { properties, written: [], removed: [], references: [], newKeys: [] };
+  const result: WriteResult = { properties, written: [], removed: [], references: [], credentials: [] };
   const errors: FieldError[] = [];
   const replacedHere = new Set<string>();
   const overwritten = new Set<string>();
@@ -70,29 +81,23 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
     if (definition.readonly) return fail(`"${item.type}" is read-only`);
     if (definition.formula !== undefined) return fail(`"${item.type}" is computed by a formula and cannot be written`);
     if (item.type === '_type' && !creating) return fail('_type cannot be changed after the entity is created');
-    if (!creating && !hasRight(existing.properties, ctx.caller, definition.writeRight) && !isOwnApiKey(item.type, existing, ctx)) {
+    if (!creating && !hasRight(existing.properties, ctx.caller, definition.writeRight) && !isOwnCredential(item, existing, ctx)) {
       throw forbidden(`writing "${item.type}" needs the ${definition.writeRight} right on this entity`);
     }
 
-    let data: ValueData;
-    if (item.type === '_api_key') {
-      if (!ctx.isPerson) return fail('_api_key values exist only on person entities');
-      if (item._id !== undefined) return fail('an API key cannot be overwritten: delete it and generate a new one', '_id');
-      const given = ([...VALUE_FIELDS, 'language'] as const).filter((f) => item[f] !== undefined);
-      if (given.length > 0) return fail('post {"type": "_api_key"} without a value: the server generates the key', given[0]);
-      if ((properties._api_key?.length ?? 0) >= MAX_API_KEYS) return fail(`a person holds at most ${MAX_API_KEYS} API keys: delete one first`);
-      const key = ctx.newApiKey();
-      const valueId = ctx.newId();
-      const stored: Value = { _id: valueId, type: '_api_key', string: key.hash, created: { at: ctx.now, by: ctx.caller.personId } };
-      (properties._api_key ??= []).push(stored);
-      result.written.push({ ...stored, string: key.plaintext });
-      result.newKeys.push({ valueId, hash: key.hash });
+    if (isCredentialProperty(item.type)) {
+      const problem = credentialProblem(item, existing?._id, properties, ctx);
+      if (problem) return fail(problem.message, problem.field);
+      const { stored, shown, subject } = newCredential(item, item.type, ctx);
+      (properties[item.type] ??= []).push(stored);
+      result.written.push(shown);
+      result.credentials.push({ valueId: stored._id, property: item.type, subject });
       return;
-    } else {
-      const checked = checkValue(item, definition, ctx.limits, at);
-      if (Array.isArray(checked)) return void errors.push(...checked);
-      data = checked;
     }
+
+    const checked = checkValue(item, definition, ctx.limits, at);
+    if (Array.isArray(checked)) return void errors.push(...checked);
+    const data = checked;
 
     const value: Value = { _id: item._id ?? ctx.newId(), type: item.type, ...data, created: { at: ctx.now, by: ctx.caller.personId } };
     const values = (properties[item.type] ??= []);
@@ -136,18 +141,13 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
   return result;
 }
 
-/** A person may manage their own API keys without any right on their person entity. */
-function isOwnApiKey(type: string, entity: Entity, ctx: WriteContext): boolean {
-  return type === '_api_key' && entity._id === ctx.caller.personId;
-}
-
 function completeNewEntity(properties: Properties, result: WriteResult, ctx: WriteContext): void {
   if ((properties._type ?? []).length !== 1) {
     throw invalid('An entity needs its _type.', [{ pointer: '', message: 'exactly one _type value with a reference is required' }]);
   }
   const stamp = { at: ctx.now, by: ctx.caller.personId };
   const added: Value[] = [];
-  if (!(properties._owner ?? []).some((v) => v.reference === ctx.caller.personId)) {
+  if (!ctx.registering && !(properties._owner ?? []).some((v) => v.reference === ctx.caller.personId)) {
     added.push({ _id: ctx.newId(), type: '_owner', reference: ctx.caller.personId, created: stamp });
   }
   // A person reads their own entity (to see and manage their API keys), whoever created it.

@@ -37,7 +37,7 @@ describe('bootstrapDatabase', () => {
     ['entity', ['description', 'label', 'name']],
     ['property', ['default', 'description', 'formula', 'label', 'list', 'mandatory', 'multilingual', 'name', 'ordinal', 'readonly', 'reference_query', 'search', 'type']],
     ['person', ['email', 'name']],
-    ['database', ['name']],
+    ['database', ['name', 'oidc_email_match', 'oidc_self_registration']],
     ['webhook', ['active', 'filter', 'name', 'secret', 'url']],
   ])('gives %s its property definitions', (typeName, names) => {
     const definitions = definitionsOf(meta[typeName]!);
@@ -76,7 +76,7 @@ describe('bootstrapDatabase', () => {
 
   it('shares types and definitions with the whole domain, not the public', () => {
     const shared = entities.filter((e) => [meta.entity, meta.property].includes(typeOf(e.properties)!));
-    expect(shared).toHaveLength(5 + 3 + 13 + 2 + 1 + 5);
+    expect(shared).toHaveLength(5 + 3 + 13 + 2 + 3 + 5);
     for (const entity of shared) {
       expect(sharingOf(entity.properties)).toBe('domain');
       expect(canRead(entity.properties, { personId: STRANGER })).toBe(true);

@@ -1,4 +1,4 @@
-import { MAX_API_KEYS, applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
+import { MAX_CREDENTIALS, applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
 import {
   EDITOR,
   ENTITY,
@@ -332,19 +332,19 @@ describe('applyWrite: API keys', () => {
     const stored = result.properties._api_key!.find((v) => v._id === written._id)!;
     expect(stored.string).toBe('hash-of-key-1');
     expect(JSON.stringify(result.properties)).not.toContain('plain-key');
-    expect(result.newKeys).toEqual([{ valueId: written._id, hash: 'hash-of-key-1' }]);
+    expect(result.credentials).toEqual([{ valueId: written._id, property: '_api_key', subject: 'hash-of-key-1' }]);
     expect(result.properties._api_key!.map((v) => v._id)).toEqual([KEY, written._id]);
   });
 
   it('generates a distinct key for each request item', () => {
     const result = update(OWNER, [{ type: '_api_key' }, { type: '_api_key' }], person(), asPerson);
     expect(result.written.map((v) => v.string)).toEqual(['plain-key-1', 'plain-key-2']);
-    expect(new Set(result.newKeys.map((k) => k.valueId)).size).toBe(2);
+    expect(new Set(result.credentials.map((k) => k.valueId)).size).toBe(2);
   });
 
   it('the person themselves may add a key without any right on their entity', () => {
     const result = update(PERSON, [{ type: '_api_key' }], person(), asPerson);
-    expect(result.newKeys).toHaveLength(1);
+    expect(result.credentials).toHaveLength(1);
     expect(result.written[0]!.created.by).toBe(PERSON);
   });
 
@@ -389,11 +389,11 @@ describe('applyWrite: API keys', () => {
 
   // Issue 14: a person may not mint credentials without end.
   it.each<[string, number, number, string[]]>([
-    ['up to the maximum in one write', 1, MAX_API_KEYS - 1, []],
-    ['one past it', 1, MAX_API_KEYS, [`/${MAX_API_KEYS - 1}/type`]],
-    ['any at all once full', MAX_API_KEYS, 1, ['/0/type']],
-    ['several past it, each named', MAX_API_KEYS - 1, 3, ['/1/type', '/2/type']],
-  ])('holds at most MAX_API_KEYS keys: %s', (_, held, asked, refused) => {
+    ['up to the maximum in one write', 1, MAX_CREDENTIALS - 1, []],
+    ['one past it', 1, MAX_CREDENTIALS, [`/${MAX_CREDENTIALS - 1}/type`]],
+    ['any at all once full', MAX_CREDENTIALS, 1, ['/0/type']],
+    ['several past it, each named', MAX_CREDENTIALS - 1, 3, ['/1/type', '/2/type']],
+  ])('holds at most MAX_CREDENTIALS keys: %s', (_, held, asked, refused) => {
     const keys = Array.from({ length: held }, (_, i) => val('_api_key', { string: `stored-${i}` }));
     const holder = existing({ owner: [OWNER], extra: { _api_key: keys } }, PERSON);
     const items: ValueInput[] = Array.from({ length: asked }, () => ({ type: '_api_key' }));
@@ -403,8 +403,8 @@ describe('applyWrite: API keys', () => {
     }
   });
 
-  it('holds at most MAX_API_KEYS keys when a person is created too', () => {
-    const items: ValueInput[] = [{ type: '_type', reference: TYPE }, ...Array.from({ length: MAX_API_KEYS + 1 }, () => ({ type: '_api_key' }))];
-    expect(pointers(() => create(OWNER, items, asPerson))).toEqual([`/${MAX_API_KEYS + 1}/type`]);
+  it('holds at most MAX_CREDENTIALS keys when a person is created too', () => {
+    const items: ValueInput[] = [{ type: '_type', reference: TYPE }, ...Array.from({ length: MAX_CREDENTIALS + 1 }, () => ({ type: '_api_key' }))];
+    expect(pointers(() => create(OWNER, items, asPerson))).toEqual([`/${MAX_CREDENTIALS + 1}/type`]);
   });
 });

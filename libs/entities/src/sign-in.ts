@@ -3,7 +3,7 @@ import type { KeyRecord, Store } from '@entia/store';
 import { hashApiKey } from './api-keys';
 
 /**
- * An indexed API key that still opens its database, with its person: undefined when the key was
+ * An indexed credential that still opens its database, with its person: undefined when it was
  * revoked, its person deleted, or a person it depends on deleted (issue 14: rights follow people).
  * One control read and one read of at most `MAX_KEY_SPONSORS + 1` entities by primary key.
  */
@@ -14,12 +14,17 @@ export async function liveKey(store: Store, hash: string): Promise<{ key: KeyRec
   return keyIsLive(key, (id) => found.has(id)) ? { key, person: found.get(key.person)! } : undefined;
 }
 
-/** What an API key opens (interface §5): its database and the person it acts as there. */
+/** What a credential opens (interface §5): its database and the person it acts as there. */
 export interface SignIn {
-  /** The key's hash: the token names it, so revoking the key ends the token. */
+  /** The credential's record id: the token names it, so revoking the credential ends the token. */
   kid: string;
   db: string;
   person: { _id: string; name: string };
+}
+
+/** The sign-in a live credential gives. */
+export function signInOf({ key, person }: { key: KeyRecord; person: Entity }): SignIn {
+  return { kid: key._id, db: key.db, person: { _id: key.person, name: first(person.properties, 'name')?.string ?? '' } };
 }
 
 /**
@@ -28,10 +33,9 @@ export interface SignIn {
  * orphaned keys alike, so a refusal tells nothing of which.
  */
 export async function signInWithApiKey(store: Store, apiKey: string, db: string | undefined): Promise<SignIn> {
-  const kid = hashApiKey(apiKey);
-  const live = await liveKey(store, kid);
-  if (!live) throw unauthenticated('Unknown or revoked API key.');
-  const { key, person } = live;
-  if (db !== undefined && db !== key.db) throw unauthenticated(`This API key has no account in database "${db}".`);
-  return { kid, db: key.db, person: { _id: key.person, name: first(person.properties, 'name')?.string ?? '' } };
+  const live = await liveKey(store, hashApiKey(apiKey));
+  // Another kind of credential's record id is a hash nobody can give the preimage of; refused all the same.
+  if (!live || live.key.kind !== undefined) throw unauthenticated('Unknown or revoked API key.');
+  if (db !== undefined && db !== live.key.db) throw unauthenticated(`This API key has no account in database "${db}".`);
+  return signInOf(live);
 }

@@ -55,6 +55,11 @@ export function compileFilter(query: Pick<ListQuery, 'filters' | 'terms'>, readT
   return { $and: [{ __read: { $in: readTags } }, ...queryConditions(query)] } as MongoFilter<EntityDocument>;
 }
 
+/** Every entity that matches the query, whoever may read it (a sign-in finding a person by e-mail). */
+export function compileAll(query: Pick<ListQuery, 'filters' | 'terms'>): MongoFilter<EntityDocument> {
+  return { $and: queryConditions(query) } as MongoFilter<EntityDocument>;
+}
+
 /** Entity `id` if it matches the query, whoever may read it (a definition's reference_query). */
 export function compileMatch(id: string, query: Pick<ListQuery, 'filters' | 'terms'>): MongoFilter<EntityDocument> {
   return { $and: [{ _id: new ObjectId(id) }, ...queryConditions(query)] } as MongoFilter<EntityDocument>;

@@ -1,4 +1,4 @@
-import type { MetaTypes } from '@entia/domain';
+import { CredentialTaken, type CredentialKind, type MetaTypes } from '@entia/domain';
 import type { Collection, Db } from 'mongodb';
 import { API_KEY_INDEXES, ensureIndexes } from './indexes';
 import { PendingWork, type PendingMark } from './pending';
@@ -12,13 +12,29 @@ export interface DatabaseRecord {
   createdAt: Date;
 }
 
-/** Where an API key belongs; `_id` is the key's SHA-256, so the lookup is by primary key. */
+/** A passkey's public part: what verifies its signatures, and the counter they must raise. */
+export interface PasskeyKey {
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports?: string[];
+}
+
+/**
+ * Where a credential belongs (an API key, an identity, a passkey: issue 20); `_id` is a SHA-256
+ * made from it (an API key's own hash), so the lookup at sign-in is by primary key, and one
+ * credential can belong to one person only.
+ */
 export interface KeyRecord {
   _id: string;
+  /** Absent: an API key. */
+  kind?: CredentialKind;
   db: string;
   person: string;
+  /** The credential's value on the person: deleting it removes the record. */
   value: string;
   createdAt: Date;
+  passkey?: PasskeyKey;
   /**
    * The persons the key depends on: it works only while each of them exists (`keyIsLive`).
    * Absent on keys made before this was recorded, and on the first key of a database.
@@ -67,8 +83,23 @@ export class ControlDb {
     await this.databases.deleteOne({ _id: name });
   }
 
+  /** Indexes a credential; a conflict when it already belongs to someone (the same identity or passkey twice). */
   async addKey(record: KeyRecord): Promise<void> {
-    await this.keys.insertOne(record);
+    try {
+      await this.keys.insertOne(record);
+    } catch (error) {
+      if (duplicateKey(error)) throw new CredentialTaken(`This ${record.kind ?? 'API key'} already belongs to a person${record.kind === 'passkey' ? '' : ' of this database'}.`);
+      throw error;
+    }
+  }
+
+  /**
+   * Moves a passkey's signature counter on from `from` to `to`; false when another sign-in moved it
+   * first. Both signed the same counter: one of them is a clone's or a replay's.
+   */
+  async advanceCounter(id: string, from: number, to: number): Promise<boolean> {
+    const done = await this.keys.updateOne({ _id: id, 'passkey.counter': from }, { $set: { 'passkey.counter': to } });
+    return done.modifiedCount === 1;
   }
 
   async key(hash: string): Promise<KeyRecord | undefined> {

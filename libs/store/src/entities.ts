@@ -1,7 +1,7 @@
 import type { Entity, ListQuery, StoredEntity } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
-import { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
+import { compileAll, compileFilter, compileMatch, compileProjection, compileSort } from './compile';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
@@ -232,6 +232,12 @@ export class EntityCollection {
       this.collection.countDocuments(filter, options),
     ]);
     return { entities: documents.map((document) => fromDocument(document).entity), count };
+  }
+
+  /** At most `limit` entities that match `query`, whatever their visibility. */
+  async matching(query: Pick<ListQuery, 'filters' | 'terms'>, limit: number): Promise<Entity[]> {
+    const documents = await this.collection.find(compileAll(query), { maxTimeMS: this.maxTimeMS, limit }).toArray();
+    return documents.map((document) => fromDocument(document).entity);
   }
 
   /** Whether entity `id` matches `query` (a definition's reference_query), whatever its visibility. */

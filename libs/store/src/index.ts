@@ -1,5 +1,5 @@
 export { Store, type StoreOptions } from './connection';
-export { ControlDb, type DatabaseRecord, type KeyRecord } from './control';
+export { ControlDb, type DatabaseRecord, type KeyRecord, type PasskeyKey } from './control';
 export { DatabaseRecords } from './records';
 export { EntityCollection, type NewEntity, type Next, type Stored, type Versioned } from './entities';
 export { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';

@@ -1,4 +1,4 @@
-import { parseCorsOrigins } from '@entia/config';
+import { parseCorsOrigins, parseRedirectUris } from '@entia/config';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
@@ -29,6 +29,9 @@ import { schemaRoutes } from './routes/schema';
 import { thumbnailRoutes } from './routes/thumbnails';
 import { webhookRoutes } from './routes/webhooks';
 import { Tenants } from './tenancy';
+import { oidcRoutes } from './routes/oidc';
+import { passkeyRoutes } from './routes/passkeys';
+import { oidcSignIn, passkeyCeremonies } from './auth/people';
 import { version } from './version';
 
 /**
@@ -77,6 +80,8 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...thumbnailRoutes(deps, tenants),
     ...graphqlRoutes(deps, tenants),
     ...changeRoutes(deps, tenants, feed, new StreamTickets(deps.breaker, config.REDIS_PREFIX)),
+    ...oidcRoutes(deps, tenants, oidcSignIn(deps), new Set(parseRedirectUris(config.OIDC_REDIRECT_URIS))),
+    ...passkeyRoutes(deps, tenants, passkeyCeremonies(deps)),
   ];
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,

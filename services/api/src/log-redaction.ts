@@ -23,6 +23,11 @@ const SECRET_QUERY_PARAMETERS = new Set([
   'key',
   // A change stream's single-use ticket (issue 18).
   'ticket',
+  // OpenID Connect sign-in (issue 20): the provider's authorization code and state at the
+  // callback, the one-time code an app receives.
+  'code',
+  'state',
+  'entia_code',
 ]);
 
 function decoded(text: string): string {

@@ -1,10 +1,10 @@
-import { CHROMIUM_PATH } from '@entia/stack';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { CHROMIUM_LAUNCH } from './chromium';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
@@ -42,12 +42,7 @@ describe('a browser page on another origin (CORS, conditional requests, signed u
       { name: 'attachment', type: 'file', list: true },
     ]);
     profile = mkdtempSync(join(tmpdir(), 'entia-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      timeout: 20_000,
-    });
+    browser = await chromium.launchPersistentContext(profile, CHROMIUM_LAUNCH);
   }, 60_000);
 
   afterAll(async () => {

@@ -148,6 +148,13 @@ describe('HTTP basics', () => {
       expect(Object.keys(res.body.paths).sort()).toEqual(
         [
           '/api/auth',
+          '/api/auth/oidc/{provider}',
+          '/api/auth/oidc/{provider}/callback',
+          '/api/auth/oidc/token',
+          '/api/auth/passkey/options',
+          '/api/auth/passkey',
+          '/api/{db}/passkeys/options',
+          '/api/{db}/passkeys',
           '/api/{db}/entity',
           '/api/{db}/entity/query',
           '/api/{db}/entity/{id}',

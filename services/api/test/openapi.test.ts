@@ -51,6 +51,7 @@ describe('the OpenAPI document', () => {
     const req = (request(api.app) as unknown as Record<string, (url: string) => request.Test>)[method]!(url);
     if (path === '/api/{db}/entity' && method === 'post') return req.send([{ type: '_type', reference: bookType }, { type: 'title', string: 'x' }]);
     if (path === '/api/{db}/entity/{id}' && method === 'post') return req.send([{ type: 'title', string: 'y' }]);
+    if (path === '/api/{db}/passkeys') return req.send({ response: { id: 'credential', rawId: 'credential', type: 'public-key', response: {} } });
     // A change stream that opened would never end: a list-only parameter, refused once the
     // credentials have been read, ends it with a 400.
     if (path === '/api/{db}/changes') return req.query({ sort: 'title.string' });
@@ -64,7 +65,7 @@ describe('the OpenAPI document', () => {
     });
   });
 
-  it('asks for nothing on probes, the API key on /api/auth, an optional token on reads, a token on writes', () => {
+  it('asks for nothing on probes and sign-ins, the API key on /api/auth, an optional token on reads, a token on writes', () => {
     const byId = Object.fromEntries(operations(doc).map(({ op }) => [op.operationId, op.security]));
     const none: Json[] = [];
     const apiKey = [{ apiKey: [] }];
@@ -75,6 +76,14 @@ describe('the OpenAPI document', () => {
       readyz: none,
       openapi: none,
       authenticate: apiKey,
+      // People's sign-in (issue 20): their own credentials are in the body or at the provider.
+      startOidcSignIn: none,
+      finishOidcSignIn: none,
+      exchangeOidcCode: none,
+      passkeySignInOptions: none,
+      signInWithPasskey: none,
+      passkeyRegistrationOptions: required,
+      registerPasskey: required,
       listEntities: optional,
       getEntity: optional,
       getProperty: optional,

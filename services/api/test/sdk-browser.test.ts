@@ -1,13 +1,11 @@
-import { CHROMIUM_PATH } from '@entia/stack';
 import { build, stop as stopEsbuild, type Metafile } from 'esbuild';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
+import { ROOT, SDK_BUNDLE, closeServer as close, ensureSdkBuild, pageServer, type PageSite } from './sdk-page';
+import { CHROMIUM_LAUNCH } from './chromium';
 import { testApi, type TestApi } from './support';
 import { testTenant, type Definition, type Person, type TestTenant } from './tenant';
 
@@ -19,61 +17,15 @@ import { testTenant, type Definition, type Person, type TestTenant } from './ten
 // enforces CORS (the API's and the storage's) and has no Node globals, so this shows what the
 // Node tests of the SDK cannot: that it works as a browser runs it.
 
-const ROOT = join(__dirname, '../../..');
-const SDK_DIR = join(ROOT, 'libs/client');
-const SDK_BUNDLE = join(SDK_DIR, 'dist/index.mjs');
 const ENTRY = join(__dirname, 'sdk-browser-entry.ts');
 const PAGE = readFileSync(join(__dirname, 'sdk-browser-page.html'));
-
-/** The newest modification time among the files the SDK's build is made from. */
-function newestSource(): number {
-  const times: number[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else times.push(statSync(path).mtimeMs);
-    }
-  };
-  walk(join(SDK_DIR, 'src'));
-  for (const file of ['package.json', 'tsup.config.ts', 'tsconfig.json']) times.push(statSync(join(SDK_DIR, file)).mtimeMs);
-  return Math.max(...times);
-}
-
-/** The package's build, made now when it is missing or older than its sources. */
-function ensureSdkBuild(): void {
-  if (existsSync(SDK_BUNDLE) && statSync(SDK_BUNDLE).mtimeMs >= newestSource()) return;
-  const built = spawnSync('npm', ['run', 'build', '-w', '@entia/client'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
-  if (built.status !== 0 || !existsSync(SDK_BUNDLE)) {
-    throw new Error(
-      `${relative(ROOT, SDK_BUNDLE)} is missing or older than libs/client/src, and \`npm run build -w @entia/client\` failed ` +
-        `(${built.error?.message ?? `exit ${built.status}`}); this test bundles the SDK's published build:\n${built.stdout}\n${built.stderr}`,
-    );
-  }
-}
-
-/** The page and its script, from a server of their own: an origin other than the API's. */
-async function pageServer(script: string): Promise<{ origin: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://page').pathname;
-    if (path === '/') res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
-    else if (path === '/sdk-browser-entry.js') res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' }).end(script);
-    // No icon, and no 404 that would show as a console error.
-    else if (path === '/favicon.ico') res.writeHead(204).end();
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
 describe('the SDK bundled for a browser page on another origin', () => {
   jest.setTimeout(120_000);
 
   let script: string;
   let metafile: Metafile;
-  let site: { origin: string; server: Server };
+  let site: PageSite;
   let api: TestApi;
   let t: TestTenant;
   let reader: Person;
@@ -104,7 +56,7 @@ describe('the SDK bundled for a browser page on another origin', () => {
     script = bundled.outputFiles[0]!.text;
     metafile = bundled.metafile;
 
-    site = await pageServer(script);
+    site = await pageServer(PAGE, 'sdk-browser-entry.js', script);
     api = testApi({ CORS_ORIGINS: site.origin });
     t = await testTenant(api);
     reader = await t.newPerson('Reader');
@@ -140,12 +92,7 @@ describe('the SDK bundled for a browser page on another origin', () => {
     }
 
     profile = mkdtempSync(join(tmpdir(), 'entia-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update', '--disable-sync', '--no-first-run'],
-      timeout: 60_000,
-    });
+    browser = await chromium.launchPersistentContext(profile, CHROMIUM_LAUNCH);
   }, 240_000);
 
   afterAll(async () => {

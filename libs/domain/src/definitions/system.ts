@@ -7,8 +7,8 @@ const rightList = (name: string): PropertyDefinition => ({ ...base, name, type: 
 
 /**
  * System properties (SPEC §4): every entity may carry them whatever its type defines. Rules beyond
- * these shapes (who a reference may point at, `_type` fixed after create, `_api_key` only on
- * persons) are in write.ts and references.ts.
+ * these shapes (who a reference may point at, `_type` fixed after create, credentials only on
+ * persons) are in write.ts, credentials.ts and references.ts.
  */
 export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new Map(
   [
@@ -22,6 +22,8 @@ export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new M
     rightList('_viewer'),
     { ...base, name: '_inheritrights', type: 'boolean', list: false, writeRight: 'owner' },
     { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner', secret: true },
+    { ...base, name: '_identity', type: 'string', list: true, writeRight: 'owner' },
+    { ...base, name: '_passkey', type: 'string', list: true, writeRight: 'owner' },
   ].map((definition) => [definition.name, definition as PropertyDefinition]),
 );
 

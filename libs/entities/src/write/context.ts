@@ -9,6 +9,7 @@ import {
   type Properties,
   type PropertyDefinition,
   type ValueInput,
+  type VerifiedCredential,
   type WriteContext,
 } from '@entia/domain';
 import { newId } from '@entia/store';
@@ -21,9 +22,11 @@ export function writeContext(
   caller: Required<Caller>,
   definitions: ReadonlyMap<string, PropertyDefinition>,
   isPerson: boolean,
+  verified?: VerifiedCredential,
   now = new Date().toISOString(),
 ): WriteContext {
   return {
+    ...(verified ? { verified } : {}),
     caller,
     now,
     newId,

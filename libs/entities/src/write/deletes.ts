@@ -1,4 +1,4 @@
-import { assertMayDelete, findValue, materialise, notFound, removeValue, typeOf } from '@entia/domain';
+import { CREDENTIAL_PROPERTIES, assertMayDelete, isCredentialProperty, findValue, materialise, notFound, removeValue, typeOf } from '@entia/domain';
 import { newId } from '@entia/store';
 import type { EntitiesDeps } from '../deps';
 import { schemaOf } from '../definitions';
@@ -8,7 +8,7 @@ import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, eventsOf, invalidate, outboxOf, publishNow } from './effects';
 import { inTurn } from './turns';
 
-/** DELETE /{db}/entity/{id}: owners only; its keys are revoked, its files removed. */
+/** DELETE /{db}/entity/{id}: owners only; its credentials are revoked, its files removed. */
 export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: string): Promise<{ deleted: true }> {
   const caller = signedIn(tenant);
   const done = await inTurn(() =>
@@ -23,7 +23,7 @@ export async function deleteEntity(deps: EntitiesDeps, tenant: Tenant, id: strin
         next: { kind: 'tombstone' as const },
         add: outbox,
         committed: () => publishNow(deps, tenant.name, eventsOf(outbox)),
-        revokeKeys: (current.entity.properties._api_key ?? []).map((key) => key._id),
+        revokeKeys: CREDENTIAL_PROPERTIES.flatMap((name) => current.entity.properties[name] ?? []).map((credential) => credential._id),
         outcome: { entity: current.entity, outbox, values },
       };
     }),
@@ -54,7 +54,7 @@ export async function deleteValue(deps: EntitiesDeps, tenant: Tenant, valueId: s
         next: { kind: 'replace' as const, stored: next },
         add: outbox,
         committed: () => publishNow(deps, tenant.name, eventsOf(outbox)),
-        revokeKeys: removed.type === '_api_key' ? [removed._id] : [],
+        revokeKeys: isCredentialProperty(removed.type) ? [removed._id] : [],
         outcome: { entity, outbox, removed },
       };
     }),

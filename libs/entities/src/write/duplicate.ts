@@ -100,7 +100,7 @@ interface Decided {
 function decide(deps: EntitiesDeps, tenant: Tenant, type: CompiledType, values: readonly CopiedValue[], isPerson: boolean, now: string): Decided {
   const caller = signedIn(tenant);
   const id = newId();
-  const ctx = { ...writeContext(deps, caller, copyDefinitions(type.definitions), isPerson, now), newEntityId: id };
+  const ctx = { ...writeContext(deps, caller, copyDefinitions(type.definitions), isPerson, undefined, now), newEntityId: id };
   return { id, ctx, result: applyWrite(undefined, values.map(({ item }) => item), ctx) };
 }
 

@@ -89,7 +89,7 @@ function decide(deps: EntitiesDeps, tenant: Tenant, schema: Schema, input: Impor
     if (knownType === meta.property) throw invalid('Property definitions are not imported: create them one by one.');
     const type = schema.typeOf(knownType);
     const id = newId();
-    const ctx = { ...writeContext(deps, caller, type.definitions, knownType === meta.person, input.createdAt ?? now), newEntityId: id };
+    const ctx = { ...writeContext(deps, caller, type.definitions, knownType === meta.person, undefined, input.createdAt ?? now), newEntityId: id };
     return { id, type, ctx, result: applyWrite(undefined, input.values, ctx) };
   } catch (error) {
     throw refusalOf(index, error);
@@ -141,7 +141,7 @@ export async function entityBuilder(deps: EntitiesDeps, tenant: Tenant, referenc
   const targets = await targetsOf(tenant, [...referenced, caller.personId, ...schema.types.keys()], schema.types);
   return async (input) => {
     const decided = decide(deps, tenant, schema, input, 0, new Date().toISOString());
-    if (decided.result.newKeys.length > 0) throw invalid('An entity built without being written generates no API key.');
+    if (decided.result.credentials.length > 0) throw invalid('An entity built without being written creates no credential.');
     const { stored } = await built(tenant, schema, decided, 0, targets);
     return stored;
   };

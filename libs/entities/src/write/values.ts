@@ -9,10 +9,11 @@ import {
   type Value,
   type StoredEntity,
   type ValueInput,
+  type VerifiedCredential,
   type WriteContext,
   type WriteResult,
 } from '@entia/domain';
-import { newId } from '@entia/store';
+import { newId, type PasskeyKey } from '@entia/store';
 import { checkAgainstDatabase } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { isDefinition, schemaOf } from '../definitions';
@@ -23,6 +24,19 @@ import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, beforeCreate, creationOf, eventsOf, invalidate, outboxOf, publishNow, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
+
+/** What a write by a sign-in or a registration ceremony adds to the person's own (issue 20). */
+export interface CredentialWrite {
+  /** The credential the server verified the caller holds (see `WriteContext.verified`). */
+  verified: VerifiedCredential;
+  /** A passkey's public part, kept in its index record. */
+  passkey?: PasskeyKey;
+}
+
+export interface CreateOptions extends Partial<CredentialWrite> {
+  /** The caller is the person being created (see `WriteContext.registering`): the new entity gets their id. */
+  registering?: boolean;
+}
 
 export interface WriteOutcome {
   _id: string;
@@ -47,25 +61,30 @@ function completed(
 }
 
 /** POST /{db}/entity: a new entity from the caller's values; the caller owns it. */
-export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<WriteOutcome> {
+export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], options: CreateOptions = {}): Promise<WriteOutcome> {
   signedIn(tenant);
   const knownType = requestedType(items);
-  if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, () => insertEntity(deps, tenant, items, knownType)));
-  return inTurn(() => insertEntity(deps, tenant, items, knownType));
+  const insert = () => insertEntity(deps, tenant, items, knownType, options);
+  if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, insert));
+  return inTurn(insert);
 }
 
-async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], knownType: string | undefined): Promise<WriteOutcome> {
+async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[], knownType: string | undefined, options: CreateOptions): Promise<WriteOutcome> {
   const caller = signedIn(tenant);
   const schema = await schemaOf(deps, tenant);
   const type = schema.typeOf(knownType);
-  const id = newId();
-  const ctx = { ...writeContext(deps, caller, type.definitions, knownType === tenant.record.meta.person), newEntityId: id };
+  const id = options.registering ? caller.personId : newId();
+  const ctx = {
+    ...writeContext(deps, caller, type.definitions, knownType === tenant.record.meta.person, options.verified),
+    newEntityId: id,
+    registering: options.registering === true,
+  };
   const result = applyWrite(undefined, items, ctx);
   const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
   const { outbox, history, events } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
-  const keys = await keyRecords(deps, tenant, id, result);
+  const keys = await keyRecords(deps, tenant, id, result, options.passkey);
   await beforeCreate(deps, tenant, { entity, outbox, events });
   await deps.writer.create(tenant.name, { stored, outbox, history }, keys);
   await afterCommit(deps, tenant, { entity, outbox, events });
@@ -73,18 +92,25 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
 }
 
 /** POST /{db}/entity/{id}: add values, or overwrite those named by `_id`; all or nothing. */
-export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[]): Promise<WriteOutcome> {
+export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], credential?: CredentialWrite): Promise<WriteOutcome> {
   // Whether the entity is a definition is known once it is read under its own lease; `_type`
   // never changes, so a write that finds one starts again under the schema lease.
   try {
-    return await inTurn(() => changeValues(deps, tenant, id, items, false));
+    return await inTurn(() => changeValues(deps, tenant, id, items, false, credential));
   } catch (error) {
     if (!(error instanceof NeedsSchemaLease)) throw error;
   }
-  return inTurn(() => underSchemaLease(deps, tenant, () => changeValues(deps, tenant, id, items, true)));
+  return inTurn(() => underSchemaLease(deps, tenant, () => changeValues(deps, tenant, id, items, true, credential)));
 }
 
-async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], holdsSchemaLease: boolean): Promise<WriteOutcome> {
+async function changeValues(
+  deps: EntitiesDeps,
+  tenant: Tenant,
+  id: string,
+  items: ValueInput[],
+  holdsSchemaLease: boolean,
+  credential: CredentialWrite | undefined,
+): Promise<WriteOutcome> {
   const caller = signedIn(tenant);
   const done = await deps.writer.update(tenant.name, id, async (stored) => {
     const current = addressable(tenant, stored, id, true);
@@ -92,13 +118,13 @@ async function changeValues(deps: EntitiesDeps, tenant: Tenant, id: string, item
     const schema = await schemaOf(deps, tenant);
     const typeId = typeOf(current.entity.properties);
     const type = schema.typeOf(typeId);
-    const ctx = writeContext(deps, caller, type.definitions, typeId === tenant.record.meta.person);
+    const ctx = writeContext(deps, caller, type.definitions, typeId === tenant.record.meta.person, credential?.verified);
     const result = applyWrite(current.entity, items, ctx);
     const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types);
     const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
     const { entity } = next;
     const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed, recordedAs(ctx, current.version + 1));
-    const keys = await keyRecords(deps, tenant, id, result);
+    const keys = await keyRecords(deps, tenant, id, result, credential?.passkey);
     await invalidate(deps, tenant, entity);
     return {
       next: { kind: 'replace' as const, stored: next },

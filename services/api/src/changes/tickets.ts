@@ -1,6 +1,6 @@
 import type { RedisBreaker } from '@entia/jobs';
-import { createHash, randomBytes } from 'node:crypto';
 import type { Grant } from '../auth/tokens';
+import { SingleUse } from '../auth/single-use';
 
 /** How long a stream ticket may wait for its stream. */
 export const TICKET_SECONDS = 60;
@@ -18,27 +18,19 @@ interface Issued {
  * one database, once, within `TICKET_SECONDS`; only its hash is kept in Redis.
  */
 export class StreamTickets {
-  constructor(
-    private readonly breaker: RedisBreaker,
-    private readonly prefix: string,
-  ) {}
+  private readonly tickets: SingleUse<Issued>;
 
-  private key(ticket: string): string {
-    return `${this.prefix}:changes:ticket:${createHash('sha256').update(ticket).digest('base64url')}`;
+  constructor(breaker: RedisBreaker, prefix: string) {
+    this.tickets = new SingleUse(breaker, `${prefix}:changes:ticket`, TICKET_SECONDS);
   }
 
-  async issue(db: string, personId: string, kid: string): Promise<string> {
-    const ticket = randomBytes(32).toString('base64url');
-    const issued: Issued = { db, personId, kid };
-    await this.breaker.run((redis) => redis.set(this.key(ticket), JSON.stringify(issued), 'EX', TICKET_SECONDS));
-    return ticket;
+  issue(db: string, personId: string, kid: string): Promise<string> {
+    return this.tickets.issue({ db, personId, kid });
   }
 
   /** The grant a ticket stands for, taken (a second use finds nothing); undefined when unknown, used, expired or for another database. */
   async redeem(ticket: string, db: string): Promise<Grant | undefined> {
-    const stored = await this.breaker.run((redis) => redis.getdel(this.key(ticket)));
-    if (!stored) return undefined;
-    const issued = JSON.parse(stored) as Issued;
-    return issued.db === db ? { accounts: { [db]: issued.personId }, kid: issued.kid } : undefined;
+    const issued = await this.tickets.take(ticket);
+    return issued?.db === db ? { accounts: { [db]: issued.personId }, kid: issued.kid } : undefined;
   }
 }

@@ -2,7 +2,8 @@ import { AuthResultSchema, DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { signInWithApiKey } from '@entia/entities';
-import { signToken, tokenKey } from '../auth/tokens';
+import { signInAnswer } from '../auth/answer';
+import { tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 
@@ -32,11 +33,7 @@ export function authRoutes(deps: Deps): Route[] {
       handler: async ({ query, req, res }) => {
         const match = KEY.exec(req.headers.authorization ?? '');
         if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
-        const { kid, db, person } = await signInWithApiKey(deps.store, match[1]!, query.db);
-        res.json({
-          accounts: [{ _id: db, name: db, user: person }],
-          token: signToken({ accounts: { [db]: person._id }, kid }, signingKey),
-        });
+        res.json(signInAnswer(await signInWithApiKey(deps.store, match[1]!, query.db), signingKey));
       },
     }),
   ];

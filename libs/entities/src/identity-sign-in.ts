@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CredentialTaken,
+  identityValue,
+  personsWithEmail,
+  selfRegisteredPerson,
+  signInSettings,
+  unauthenticated,
+  type Identity,
+  type ProviderProfile,
+} from '@entia/domain';
+import { newId } from '@entia/store';
+import type { EntitiesDeps } from './deps';
+import { credentialRecordId } from './keys';
+import { schemaOf } from './definitions';
+import { liveKey, signInOf, type SignIn } from './sign-in';
+import type { Tenant } from './tenant';
+import { addValues, createEntity } from './write/values';
+
+const REFUSED = 'This identity is not a person of this database.';
+
+/**
+ * An OpenID Connect sign-in (issue 20), once the provider's answer is verified: the person whose
+ * `_identity` it is; else, when the database's owners allow it, the one person with the verified
+ * e-mail (the identity is linked to them) or a new person (self-registration). Anything else is
+ * refused, revoked and unknown identities alike. `tenant` is the database, with no caller.
+ */
+export async function signInWithIdentity(deps: EntitiesDeps, tenant: Tenant, identity: Identity, profile: ProviderProfile): Promise<SignIn> {
+  const subject = identityValue(identity);
+  const recordId = credentialRecordId(tenant.name, { property: '_identity', subject });
+  const known = await signInIfLive(deps, tenant, recordId);
+  if (known !== 'unknown') return known;
+
+  const database = await tenant.entities.get(tenant.record.databaseEntity);
+  const settings = signInSettings(database?.entity.properties);
+  const verified = { property: '_identity' as const, subject };
+  try {
+    const email = profile.emailVerified ? profile.email : undefined;
+    const matched = settings.emailMatch && email ? await personWithEmail(tenant, email) : undefined;
+    if (matched) {
+      await addValues(deps, { ...tenant, caller: { personId: matched } }, matched, [{ type: '_identity', string: subject }], { verified });
+    } else if (settings.selfRegistration) {
+      const schema = await schemaOf(deps, tenant);
+      const personType = tenant.record.meta.person;
+      const values = selfRegisteredPerson({
+        personType,
+        identity: subject,
+        profile,
+        definesEmail: schema.typeOf(personType).definitions.has('email'),
+        databaseOwners: (database?.entity.properties._owner ?? []).flatMap((owner) => (owner.reference ? [owner.reference] : [])),
+      });
+      await createEntity(deps, { ...tenant, caller: { personId: newId() } }, values, { registering: true, verified });
+    } else {
+      throw unauthenticated(REFUSED);
+    }
+  } catch (error) {
+    // Another sign-in of the same identity recorded it first: theirs stands, and this one uses it.
+    if (!(error instanceof CredentialTaken)) throw error;
+  }
+  const recorded = await signInIfLive(deps, tenant, recordId);
+  if (recorded === 'unknown') throw unauthenticated(REFUSED);
+  return recorded;
+}
+
+/**
+ * A credential's record is written just before the person it opens (so that the write never
+ * stands without its index) and withdrawn if that write fails: a record this young whose person
+ * is not there yet belongs to a write still under way, and is waited for.
+ */
+const IN_FLIGHT_MS = 10_000;
+const SETTLE_WAIT_MS = 5_000;
+
+/** The sign-in an identity's record gives; refused when the record stands but no longer opens the database. */
+async function signInIfLive(deps: EntitiesDeps, tenant: Tenant, recordId: string): Promise<SignIn | 'unknown'> {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  for (;;) {
+    const live = await liveKey(deps.store, recordId);
+    if (live && live.key.db === tenant.name && live.key.kind === 'identity') return signInOf(live);
+    const record = await deps.store.registry.key(recordId);
+    if (!record) return 'unknown';
+    // A record whose person (or a sponsor) is gone: refused, not registered anew.
+    if (Date.now() - record.createdAt.getTime() > IN_FLIGHT_MS || Date.now() > deadline) throw unauthenticated(REFUSED);
+    await sleep(50);
+  }
+}
+
+/** The one person with this e-mail; undefined when none or several have it (who is meant cannot be told). */
+async function personWithEmail(tenant: Tenant, email: string): Promise<string | undefined> {
+  const found = await tenant.entities.matching({ filters: personsWithEmail(tenant.record.meta.person, email), terms: [] }, 2);
+  return found.length === 1 ? found[0]!._id : undefined;
+}
