@@ -76,10 +76,10 @@ async function signInIfLive(deps: EntitiesDeps, tenant: Tenant, recordId: string
   for (;;) {
     const live = await liveKey(deps.store, recordId);
     if (live && live.key.db === tenant.name && live.key.kind === 'identity') return signInOf(live);
-    const record = await deps.store.registry.key(recordId);
+    const record = await deps.store.registry.keyRecord(recordId);
     if (!record) return 'unknown';
-    // A record whose person (or a sponsor) is gone: refused, not registered anew.
-    if (Date.now() - record.createdAt.getTime() > IN_FLIGHT_MS || Date.now() > deadline) throw unauthenticated(REFUSED);
+    // Revoked, or its person (or a sponsor) gone: refused, not matched or registered anew.
+    if (record.revokedAt || Date.now() - record.createdAt.getTime() > IN_FLIGHT_MS || Date.now() > deadline) throw unauthenticated(REFUSED);
     await sleep(50);
   }
 }

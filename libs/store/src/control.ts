@@ -36,6 +36,11 @@ export interface KeyRecord {
   createdAt: Date;
   passkey?: PasskeyKey;
   /**
+   * An identity whose value was deleted: kept, so that neither matching by e-mail nor
+   * self-registration lets it in again; an owner linking it anew replaces the record.
+   */
+  revokedAt?: Date;
+  /**
    * The persons the key depends on: it works only while each of them exists (`keyIsLive`).
    * Absent on keys made before this was recorded, and on the first key of a database.
    */
@@ -83,13 +88,18 @@ export class ControlDb {
     await this.databases.deleteOne({ _id: name });
   }
 
-  /** Indexes a credential; a conflict when it already belongs to someone (the same identity or passkey twice). */
+  /**
+   * Indexes a credential; a conflict when it already belongs to someone (the same identity or
+   * passkey twice). A revoked identity's record gives way to its new link.
+   */
   async addKey(record: KeyRecord): Promise<void> {
     try {
       await this.keys.insertOne(record);
     } catch (error) {
-      if (duplicateKey(error)) throw new CredentialTaken(`This ${record.kind ?? 'API key'} already belongs to a person${record.kind === 'passkey' ? '' : ' of this database'}.`);
-      throw error;
+      if (!duplicateKey(error)) throw error;
+      const relinked = await this.keys.replaceOne({ _id: record._id, revokedAt: { $exists: true } }, record);
+      if (relinked.matchedCount === 1) return;
+      throw new CredentialTaken(`This ${record.kind ?? 'API key'} already belongs to a person${record.kind === 'passkey' ? '' : ' of this database'}.`);
     }
   }
 
@@ -102,11 +112,25 @@ export class ControlDb {
     return done.modifiedCount === 1;
   }
 
+  /** A credential that has not been revoked. */
   async key(hash: string): Promise<KeyRecord | undefined> {
-    return (await this.keys.findOne({ _id: hash })) ?? undefined;
+    const record = await this.keys.findOne({ _id: hash });
+    return record && !record.revokedAt ? record : undefined;
   }
 
+  /** A credential's record, revoked or not. */
+  async keyRecord(id: string): Promise<KeyRecord | undefined> {
+    return (await this.keys.findOne({ _id: id })) ?? undefined;
+  }
+
+  /** Withdraws the record of a credential whose write did not happen. */
   async removeKey(db: string, valueId: string): Promise<void> {
     await this.keys.deleteOne({ db, value: valueId });
+  }
+
+  /** Revokes the credential of a deleted value: an identity is kept as revoked (see `revokedAt`), the others go. */
+  async revokeKey(db: string, valueId: string): Promise<void> {
+    await this.keys.updateOne({ db, value: valueId, kind: 'identity' }, { $set: { revokedAt: new Date() } });
+    await this.keys.deleteOne({ db, value: valueId, kind: { $ne: 'identity' } });
   }
 }

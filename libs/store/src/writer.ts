@@ -117,7 +117,7 @@ export class EntityWriter {
         const writes = current !== undefined && (decided.next.kind !== 'keep' || delivered.size > 0 || (decided.add?.length ?? 0) > 0);
         if (writes) {
           if (!lease.valid()) throw new WriteBusy(1);
-          for (const value of decided.revokeKeys ?? []) await registry.removeKey(db, value);
+          for (const value of decided.revokeKeys ?? []) await registry.revokeKey(db, value);
           if (decided.add?.length) await registry.pending.mark(db, [id], decided.depth ?? 0, { own: true });
           const token = writeToken();
           const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);

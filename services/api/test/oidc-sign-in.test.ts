@@ -228,8 +228,10 @@ describe('OpenID Connect sign-in', () => {
     expect((await request(api.app).get('/api/auth/oidc/test/callback')).status).toBe(400);
   });
 
-  it('a deleted identity signs in no more, and its tokens stop', async () => {
+  it('a deleted identity signs in no more, and its tokens stop, even where its e-mail would match; its owners may link it again', async () => {
     const ivy = await personWithIdentity('Ivy', 'ivy');
+    const withEmail = await request(api.app).post(`/api/${tenant.db}/entity/${ivy.id}`).set('Authorization', tenant.owner.auth).send([{ type: 'email', string: 'ivy@example.test' }]);
+    expect(withEmail.status).toBe(200);
     const { token } = await tokenFor('ivy');
     expect((await entity(ivy.id, `Bearer ${token}`)).status).toBe(200);
 
@@ -238,6 +240,21 @@ describe('OpenID Connect sign-in', () => {
     expect(refusal(await signIn('ivy')).error).toBe('access_denied');
     // KEY_RECHECK_MS is 0 here: the next request looks the credential up again.
     expect((await entity(ivy.id, `Bearer ${token}`)).status).toBe(401);
+
+    // Matching by e-mail, or registering, does not let a revoked identity back in…
+    await setDatabase('oidc_email_match', true);
+    await setDatabase('oidc_self_registration', true);
+    try {
+      expect(refusal(await signIn('ivy')).error).toBe('access_denied');
+    } finally {
+      await setDatabase('oidc_email_match', false);
+      await setDatabase('oidc_self_registration', false);
+    }
+    expect((await entity(ivy.id)).body.entity._identity).toBeUndefined();
+    // …an owner linking it again does.
+    const relinked = await request(api.app).post(`/api/${tenant.db}/entity/${ivy.id}`).set('Authorization', tenant.owner.auth).send([{ type: '_identity', string: `${idp.issuer} ivy` }]);
+    expect(relinked.status).toBe(200);
+    expect((await tokenFor('ivy')).person).toBe(ivy.id);
   });
 
   it('one identity belongs to one person of a database', async () => {
