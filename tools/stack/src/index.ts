@@ -2,7 +2,7 @@ export type { ManagedServer, ServerName, StackEnv } from './types';
 export { startStack, type Stack, type StackOptions } from './stack';
 export { startRedis } from './redis';
 export { startFerretDb } from './ferretdb';
-export { startMongod, findMongod } from './mongod';
+export { DOWNLOAD_PROBE_MS, MONGOD_VERSION, findMongod, startMongod } from './mongod';
 export { startMinio, ensureBucket } from './minio';
 export { ensureBinary, binaryPath, FERRETDB, MINIO } from './build';
 export { cacheDir } from './cache';

@@ -54,11 +54,14 @@ async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promis
   }
   if (engine === 'mongod') {
     throw new StackError(
-      'ENTIA_MONGO_ENGINE=mongod but no mongod binary found: put mongod on PATH, set MONGOMS_SYSTEM_BINARY, or set ENTIA_MONGOD_DOWNLOAD=1 to let mongodb-memory-server download one',
+      'ENTIA_MONGO_ENGINE=mongod but no mongod could be had: put mongod on PATH, set MONGOMS_SYSTEM_BINARY, or let mongodb-memory-server download one (needs its download host; ENTIA_MONGOD_DOWNLOAD not 0)',
     );
   }
   const s = await startFerretDb({ port, dir: path.join(root, 'ferretdb'), env, log });
-  log(`mongodb: FerretDB ${FERRETDB.version} (${s.handler}) ready at ${s.url} in ${seconds(t)}`);
+  log(
+    `mongodb: FerretDB ${FERRETDB.version} (${s.handler}) ready at ${s.url} in ${seconds(t)}; it filters and sorts every document ` +
+      'in Go (lists slow beyond a few thousand entities) and its updates are not atomic: figures here say more about it than about Entia',
+  );
   return { env: { MONGODB_URL: s.url }, server: s };
 }
 
