@@ -50,7 +50,7 @@ function back(redirect: string, parameters: Record<string, string | undefined>):
 export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redirects: ReadonlySet<string>): Route[] {
   const signingKey = tokenKey(deps.config.JWT_SECRET);
   const codes = new SingleUse<CodeFor>(deps.breaker, `${deps.config.REDIS_PREFIX}:oidc:code`, CODE_SECONDS);
-  const provider = (name: string) => {
+  const knownProvider = (name: string) => {
     if (!oidc.has(name)) throw problems.notFound(`No sign-in provider "${name}" (OIDC_PROVIDERS).`);
   };
 
@@ -73,7 +73,7 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
         503: { description: 'The provider (or Redis) cannot be reached now.' },
       },
       handler: async ({ params, query, res }) => {
-        provider(params.provider);
+        knownProvider(params.provider);
         if (!redirects.has(query.redirect)) throw problems.invalidRequest('`redirect` must be one of the addresses in OIDC_REDIRECT_URIS, exactly.');
         await tenants.resolve(query.db, undefined);
         let location: URL;
@@ -108,7 +108,7 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
         404: { description: 'No such provider.' },
       },
       handler: async ({ params, query, req, res }) => {
-        provider(params.provider);
+        knownProvider(params.provider);
         const pending = await oidc.takePending(query.state);
         if (!pending || pending.provider !== params.provider) {
           throw new HttpProblem(400, 'sign-in-expired', 'Bad Request', 'This sign-in is unknown, was already used, or took longer than 10 minutes: start again.');
