@@ -89,9 +89,8 @@ export function issuerUrlProblem(issuer: string): string | undefined {
   } catch {
     return `"${issuer.slice(0, 80)}" is not an issuer URL`;
   }
-  if (url.protocol === 'https:') return url.search || url.hash ? 'an issuer URL has no query or fragment' : undefined;
-  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return url.search || url.hash ? 'an issuer URL has no query or fragment' : undefined;
-  return 'an issuer URL is https (http only on localhost)';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return 'an issuer URL is https (http only on localhost)';
+  return url.search || url.hash ? 'an issuer URL has no query or fragment' : undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import { newId } from '@entia/store';
 import type { EntitiesDeps } from './deps';
 import { credentialRecordId } from './keys';
 import { schemaOf } from './definitions';
-import { liveKey, signInOf, type SignIn } from './sign-in';
+import { liveRecord, signInOf, type SignIn } from './sign-in';
 import type { Tenant } from './tenant';
 import { addValues, createEntity } from './write/values';
 
@@ -74,10 +74,10 @@ const SETTLE_WAIT_MS = 5_000;
 async function signInIfLive(deps: EntitiesDeps, tenant: Tenant, recordId: string): Promise<SignIn | 'unknown'> {
   const deadline = Date.now() + SETTLE_WAIT_MS;
   for (;;) {
-    const live = await liveKey(deps.store, recordId);
-    if (live && live.key.db === tenant.name && live.key.kind === 'identity') return signInOf(live);
     const record = await deps.store.registry.keyRecord(recordId);
     if (!record) return 'unknown';
+    const live = record.db === tenant.name && record.kind === 'identity' ? await liveRecord(deps.store, record) : undefined;
+    if (live) return signInOf(live);
     // Revoked, or its person (or a sponsor) gone: refused, not matched or registered anew.
     if (record.revokedAt || Date.now() - record.createdAt.getTime() > IN_FLIGHT_MS || Date.now() > deadline) throw unauthenticated(REFUSED);
     await sleep(50);

@@ -18,6 +18,9 @@ async function generatorOf(deps: EntitiesDeps, tenant: Tenant): Promise<KeyGener
   return { id: caller.personId, ownsDatabase: database !== undefined && hasRight(database.entity.properties, caller, 'owner'), sponsors: own.sponsors ?? [] };
 }
 
+/** The kind of each credential property's record (API keys' records carry none). */
+const KIND_OF = { _api_key: undefined, _identity: 'identity', _passkey: 'passkey' } as const;
+
 const sha256 = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000'), 'utf8').digest('hex');
 
 /**
@@ -46,7 +49,7 @@ export async function keyRecords(deps: EntitiesDeps, tenant: Tenant, person: str
   const sponsors = keySponsors(person, await generatorOf(deps, tenant));
   return result.credentials.map((credential) => ({
     _id: credentialRecordId(tenant.name, credential),
-    ...(credential.property === '_api_key' ? {} : { kind: credential.property === '_identity' ? ('identity' as const) : ('passkey' as const) }),
+    ...(KIND_OF[credential.property] ? { kind: KIND_OF[credential.property] } : {}),
     db: tenant.name,
     person,
     value: credential.valueId,

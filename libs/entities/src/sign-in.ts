@@ -9,7 +9,12 @@ import { hashApiKey } from './api-keys';
  */
 export async function liveKey(store: Store, hash: string): Promise<{ key: KeyRecord; person: Entity } | undefined> {
   const key = await store.registry.key(hash);
-  if (!key) return undefined;
+  return key && liveRecord(store, key);
+}
+
+/** A credential record read already, with its person, when it still opens its database (see `liveKey`). */
+export async function liveRecord(store: Store, key: KeyRecord): Promise<{ key: KeyRecord; person: Entity } | undefined> {
+  if (key.revokedAt) return undefined;
   const found = await store.entities(key.db).many([key.person, ...(key.sponsors ?? [])]);
   return keyIsLive(key, (id) => found.has(id)) ? { key, person: found.get(key.person)! } : undefined;
 }

@@ -1,6 +1,7 @@
 import { AuthResultSchema, DATABASE_SPELLING_PATTERN, DomainError } from '@entia/domain';
 import { liveKey, signInOf, signInWithIdentity } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
+import { unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
 import { OidcSignIn, ProviderUnavailable, type PendingSignIn } from '../auth/oidc';
 import { SingleUse } from '../auth/single-use';
@@ -131,7 +132,7 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
       handler: async ({ body, res }) => {
         const issued = await codes.take(body.code);
         const live = issued && (await liveKey(deps.store, issued.kid));
-        if (!live) throw new HttpProblem(401, 'unauthenticated', 'Unauthorized', 'Unknown, used or expired sign-in code: sign in again.');
+        if (!live) throw unauthorized('Unknown, used or expired sign-in code: sign in again.');
         res.set('Cache-Control', 'no-store').json(signInAnswer(signInOf(live), signingKey));
       },
     }),

@@ -1,13 +1,13 @@
 import { AuthResultSchema, DATABASE_SPELLING_PATTERN, ValueSchema } from '@entia/domain';
-import { passkeyHolder, registerPasskey, signInWithPasskey } from '@entia/entities';
+import { passkeyHolder, registerPasskey, signInWithPasskey, signedIn } from '@entia/entities';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
+import { grantOf, unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
 import type { PasskeyCeremonies } from '../auth/passkeys';
 import { tokenKey } from '../auth/tokens';
 import type { Deps } from '../deps';
-import { HttpProblem, problems } from '../http/problem';
+import { problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
 import { DbPath } from './schemas';
@@ -29,8 +29,6 @@ const SignInBody = Type.Object({ db: Type.String({ pattern: DATABASE_SPELLING_PA
 const RegisterBody = Type.Object({ response: CeremonyAnswer }, { additionalProperties: false });
 const Options = Type.Record(Type.String(), Type.Unknown(), { description: 'WebAuthn options for `navigator.credentials` (JSON form): pass them to @simplewebauthn/browser.' });
 const Registered = Type.Object({ _id: Type.String(), properties: Type.Object({ _passkey: Type.Array(ValueSchema) }) });
-
-const refused = (detail: string) => new HttpProblem(401, 'unauthenticated', 'Unauthorized', detail);
 
 /**
  * Passkeys (issue 20): a signed-in person registers one (options, then the browser's answer), and
@@ -83,16 +81,16 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
       },
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        const holder = await passkeyHolder(tenant);
+        const { personId } = signedIn(tenant);
         const rp = configured();
         let passkey;
         try {
-          passkey = await rp.verifyRegistration(tenant.name, holder.personId, body.response as unknown as RegistrationResponseJSON);
+          passkey = await rp.verifyRegistration(tenant.name, personId, body.response as unknown as RegistrationResponseJSON);
         } catch (error) {
           throw problems.invalidRequest(`The passkey's registration was refused: ${(error as Error).message}`);
         }
         const value = await registerPasskey(deps, tenant, passkey);
-        res.status(201).json({ _id: holder.personId, properties: { _passkey: [value] } });
+        res.status(201).json({ _id: personId, properties: { _passkey: [value] } });
       },
     }),
     defineRoute({
@@ -133,7 +131,7 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
             return await rp.verifySignIn(body.db, response, key);
           } catch (error) {
             deps.logger.info({ reason: (error as Error).message }, 'passkey sign-in refused');
-            throw refused('This passkey answer was refused: sign in again.');
+            throw unauthorized('This passkey answer was refused: sign in again.');
           }
         });
         res.set('Cache-Control', 'no-store').json(signInAnswer(signIn, signingKey));
