@@ -51,12 +51,12 @@ export class Generations {
   }
 
   /**
-   * The token a cached list of `db` (`id` undefined) or a cached entity is keyed by. An entity as
-   * returned depends on its own document alone (labels and inherited rights are stored on it).
+   * The key of the token a cached list of `db` (`id` undefined) or a cached entity is keyed by, read
+   * by the response cache in its own round trip. An entity as returned depends on its own document
+   * alone (labels and inherited rights are stored on it). A key that does not exist reads as `'0'`.
    */
-  async current(db: string, id?: string): Promise<string> {
-    const key = id === undefined ? this.databaseKey(db) : this.entityKey(db, id);
-    return (await this.breaker.run((redis) => redis.get(key))) ?? '0';
+  keyOf(db: string, id?: string): string {
+    return id === undefined ? this.databaseKey(db) : this.entityKey(db, id);
   }
 
   async schema(db: string): Promise<string> {

@@ -11,7 +11,7 @@ import { Lifecycle, admission } from './http/lifecycle';
 import { createMetrics } from './http/metrics';
 import { idempotency } from './http/idempotency';
 import { mountRoutes } from './http/mount';
-import { rateLimiter } from './http/rate-limit';
+import { RateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
@@ -68,6 +68,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     lifecycle,
     registry,
   });
+  const limiter = new RateLimiter({ breaker: deps.breaker, logger, windowMs: config.RATE_LIMIT_WINDOW_MS, max: config.RATE_LIMIT_MAX, prefix: config.REDIS_PREFIX });
   const routes = [
     ...healthRoutes(deps, lifecycle),
     ...authRoutes(deps),
@@ -87,13 +88,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     lifecycle,
     bodyLimit: config.BODY_LIMIT_BYTES,
     authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),
-    rateLimit: rateLimiter({
-      breaker: deps.breaker,
-      logger,
-      windowMs: config.RATE_LIMIT_WINDOW_MS,
-      max: config.RATE_LIMIT_MAX,
-      prefix: config.REDIS_PREFIX,
-    }),
+    rateLimit: (prefetch) => limiter.guard(prefetch),
     idempotency: idempotency({ redis: deps.breaker, prefix: config.REDIS_PREFIX, secret: config.JWT_SECRET, logger }),
   });
 

@@ -76,7 +76,7 @@ describe('Idempotency-Key while the first request runs, and after it failed', ()
       {
         bodyLimit: config.BODY_LIMIT_BYTES,
         authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(api.deps.store, config.KEY_RECHECK_MS)),
-        rateLimit: (_req, _res, next) => next(),
+        rateLimit: () => (_req, _res, next) => next(),
         idempotency: idempotency({ redis: api.deps.breaker, prefix: config.REDIS_PREFIX, secret: config.JWT_SECRET, logger }),
         lifecycle: new Lifecycle(),
       },

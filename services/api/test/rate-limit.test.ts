@@ -18,8 +18,12 @@ describe('rate limiting in Redis', () => {
 
   it('answers 429 with Retry-After once a client exceeds its limit, counted across replicas', async () => {
     const path = '/api/no_such_db/entity/000000000000000000000000';
-    expect((await request(api.app).get(path)).status).toBe(404);
-    expect((await request(other.app).get(path)).status).toBe(404);
+    const first = await request(api.app).get(path);
+    expect(first.status).toBe(404);
+    // IETF draft 8 headers: the policy (3 per 60 s window) and what is left of it.
+    expect(first.headers['ratelimit-policy']).toBe('"window"; q=3; w=60');
+    expect(first.headers.ratelimit).toMatch(/^"window"; r=2; t=(60|59)$/);
+    expect((await request(other.app).get(path)).headers.ratelimit).toMatch(/^"window"; r=1; t=\d+$/);
     expect((await request(api.app).get(path)).status).toBe(404);
     const res = await request(other.app).get(path);
     expect(res.status).toBe(429);

@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { refuseFailedAuthentication } from '../auth/authenticate';
 import type { Lifecycle } from './lifecycle';
+import type { Prefetch } from './rate-limit';
 import { problems, sendProblem } from './problem';
 import type { Route } from './route';
 import { compileValidator, type Location } from './validate';
@@ -10,7 +11,8 @@ export interface MountOptions {
   lifecycle: Lifecycle;
   bodyLimit: number;
   authenticate: RequestHandler;
-  rateLimit: RequestHandler;
+  /** The rate limit's guard of a route, which also reads what the route prefetches. */
+  rateLimit: (prefetch?: Prefetch) => RequestHandler;
   /** `Idempotency-Key` handling, on every POST route. */
   idempotency: RequestHandler;
 }
@@ -38,7 +40,7 @@ export function mountRoutes(app: Express, routes: Route[], options: MountOptions
     allowed.set(path, [...(allowed.get(path) ?? []), route.method.toUpperCase()]);
     const guards: RequestHandler[] = [];
     if (route.auth !== 'none') guards.push(options.authenticate);
-    if (route.rateLimited !== false) guards.push(options.rateLimit);
+    if (route.rateLimited !== false) guards.push(options.rateLimit(route.prefetch));
     if (route.auth !== 'none') guards.push(refuseFailedAuthentication);
     if (route.body) guards.push(requireJson, json);
     if (route.method === 'post' && !route.readOnly) guards.push(options.idempotency);

@@ -1,26 +1,10 @@
-import type { RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { RedisBreaker } from '@entia/jobs';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { grantOf } from '../auth/authenticate';
-import { problems, sendProblem } from './problem';
-
-/**
- * rate-limit-redis loads its Lua script once, at start. If Redis is down then, the rejected promise
- * is kept and every later count fails even after Redis returns; reload the script after a failure.
- */
-class RecoveringRedisStore extends RedisStore {
-  override async increment(key: string) {
-    try {
-      return await super.increment(key);
-    } catch (error) {
-      this.incrementScriptSha = this.loadIncrementScript();
-      this.incrementScriptSha.catch(() => undefined);
-      throw error;
-    }
-  }
-}
+import { problems } from './problem';
 
 export interface RateLimitOptions {
   breaker: RedisBreaker;
@@ -28,6 +12,40 @@ export interface RateLimitOptions {
   max: number;
   prefix: string;
   logger: Logger;
+}
+
+/**
+ * Redis keys a route reads in the same round trip as the count (a cached GET's generation token
+ * and entry), and where it keeps what they held for its handler.
+ */
+export interface Prefetch {
+  keys(req: Request, res: Response): string[] | undefined;
+  keep(res: Response, values: (string | null)[]): void;
+}
+
+// One call counts the client's hit in its fixed window (the counter expires `windowMs` after the
+// window's first hit) and reads any further keys: a cached GET costs one round trip in all.
+const COUNT_AND_READ = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+local answer = {hits, ttl}
+for i = 2, #KEYS do answer[i + 1] = redis.call('GET', KEYS[i]) end
+return answer`;
+
+type Counting = Redis & { entiaCountAndRead(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<[number, number, ...(string | null)[]]> };
+const scripted = new WeakSet<Redis>();
+
+/** The client's script command, defined once per connection (ioredis sends EVALSHA, EVAL on NOSCRIPT). */
+function counting(redis: Redis): Counting {
+  if (!scripted.has(redis)) {
+    redis.defineCommand('entiaCountAndRead', { lua: COUNT_AND_READ });
+    scripted.add(redis);
+  }
+  return redis as Counting;
 }
 
 /** The counter of a signed-in caller: the person (per database) their token grants. */
@@ -38,36 +56,49 @@ const personKey = (accounts: Record<string, string>) =>
     .join(',')}`;
 
 /**
- * Fixed-window limit per client (signed-in person or IP), counted in Redis so every API replica shares the counts. While
- * Redis is unreachable requests pass: an outage of the limiter must not become an outage of the API. Once the
- * breaker knows Redis is away the limiter is skipped without a Redis call; the call that finds it away (a
- * command timeout) passes the request after that one wait.
+ * Fixed-window limit per client (signed-in person, else IP), counted in Redis so every API replica
+ * shares the counts. Not express-rate-limit's store: its count is a round trip of its own before the
+ * handler, where a cached GET needs the count and the cache's reads in one (issue 21). While Redis
+ * is unreachable requests pass: an outage of the limiter must not become an outage of the API. Once
+ * the breaker knows Redis is away no call is made; the call that finds it away (a command timeout)
+ * passes the request after that one wait.
  */
-export function rateLimiter({ breaker, windowMs, max, prefix, logger }: RateLimitOptions): RequestHandler {
-  return rateLimit({
-    windowMs,
-    limit: max,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    skip: () => !breaker.available,
-    passOnStoreError: true,
-    // The library's default logger is the console; ours is structured. The breaker already logs the
-    // outage once, so a request let through is only worth a debug line.
-    logger: { error: (err, message) => logger.debug({ err }, message), warn: (warning, message) => logger.warn({ warning }, message) },
-    // Per person once the caller is known (a verified token), else per IP. Not per API key: a
-    // person may hold several keys, and each must not open a window of its own (issue 14).
-    keyGenerator: (req, res) => {
-      const grant = grantOf(res);
-      return grant ? personKey(grant.accounts) : ipKeyGenerator(req.ip ?? 'unknown');
-    },
-    store: new RecoveringRedisStore({
-      prefix: `${prefix}:rl:`,
-      sendCommand: (command: string, ...args: string[]) => breaker.run((redis) => redis.call(command, ...args) as Promise<RedisReply>),
-    }),
-    handler: (req, res) => {
-      const resetTime = (req as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000);
-      sendProblem(res, problems.tooManyRequests(seconds));
-    },
-  });
+export class RateLimiter {
+  private readonly policy: string;
+
+  constructor(private readonly options: RateLimitOptions) {
+    this.policy = `"window"; q=${options.max}; w=${Math.ceil(options.windowMs / 1000)}`;
+  }
+
+  /**
+   * The guard of a route: counts the request, answers 429 past the limit, else sets the
+   * `RateLimit` headers (IETF draft 8) and goes on; with `prefetch`, reads its keys in the same call.
+   */
+  guard(prefetch?: Prefetch): RequestHandler {
+    return async (req, res, next) => {
+      const { breaker, windowMs, max, prefix, logger } = this.options;
+      if (!breaker.available) return next();
+      const reads = prefetch?.keys(req, res) ?? [];
+      let counted: [number, number, ...(string | null)[]];
+      try {
+        counted = await breaker.run((redis) => counting(redis).entiaCountAndRead(1 + reads.length, `${prefix}:rl:${this.clientOf(req, res)}`, ...reads, windowMs));
+      } catch (err) {
+        logger.debug({ err }, 'rate limit not counted: the request passes');
+        return next();
+      }
+      const [hits, ttlMs, ...values] = counted;
+      const resetSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+      res.set({ 'RateLimit-Policy': this.policy, RateLimit: `"window"; r=${Math.max(0, max - hits)}; t=${resetSeconds}` });
+      if (hits > max) throw problems.tooManyRequests(resetSeconds);
+      if (prefetch && reads.length > 0) prefetch.keep(res, values);
+      next();
+    };
+  }
+
+  // Per person once the caller is known (a verified token), else per IP. Not per API key: a person
+  // may hold several keys, and each must not open a window of its own (issue 14).
+  private clientOf(req: Request, res: Response): string {
+    const grant = grantOf(res);
+    return grant ? personKey(grant.accounts) : ipKeyGenerator(req.ip ?? 'unknown');
+  }
 }

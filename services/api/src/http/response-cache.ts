@@ -3,6 +3,7 @@ import type { Generations, RedisBreaker } from '@entia/jobs';
 import type { Request, Response } from 'express';
 import fresh from 'fresh';
 import type { Logger } from 'pino';
+import type { Prefetch } from './rate-limit';
 
 /** A response body ready to send, and its entity tag. */
 export interface Rendered {
@@ -11,18 +12,36 @@ export interface Rendered {
   hit: boolean;
 }
 
+/** What a cached response shows: an entity (or, without one, the database's lists), and whose view, which query. */
+export interface CacheAddress {
+  db: string;
+  entity?: string;
+  variant: string;
+}
+
+/** The entry a request's address named, read with its generation token before the handler ran. */
+interface Lookup {
+  key: string;
+  token: string;
+  stored: string | null;
+}
+
 // Larger pages are served fresh each time: one huge entry must not crowd Redis (it holds the queue).
 const MAX_ENTRY_BYTES = 512 * 1024;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /**
- * GET responses kept in Redis (SPEC §10), keyed by database, the generation token of what they
- * show (an entity, or the whole database for lists), and a variant naming the caller and the
- * normalised query: one caller never receives a page rendered for another. Writes replace the
- * token before they are acknowledged (`Generations`), so an entry never outlives its data.
- * Redis being away only means rendering afresh: every call goes through the breaker, so once Redis
- * is known to be away the cache costs no wait at all.
+ * GET responses kept in Redis (SPEC §10), one entry per database, entity (or list) and variant —
+ * the caller's view and the normalised query: one caller never receives a page rendered for
+ * another. An entry holds the generation token it was rendered under (`Generations`), and is a hit
+ * only while that token is current: writes replace the token before they are acknowledged, so an
+ * entry never outlives its data, and a reader that raced a write can only store its page under
+ * the old token, where it is never taken for current.
+ *
+ * The token and the entry are read with the rate-limit count, in one round trip before the
+ * handler runs (`prefetch`, issue 21); the handler's `render` uses what was read. Without that read
+ * (Redis away, caching off, an address that names nothing cacheable) the page is rendered afresh.
  */
 export class ResponseCache {
   constructor(
@@ -33,34 +52,51 @@ export class ResponseCache {
     private readonly logger: Logger,
   ) {}
 
-  async render(db: string, entity: string | undefined, variant: string, produce: () => Promise<unknown>): Promise<Rendered> {
-    const key = this.ttlSeconds > 0 ? await this.key(db, entity, variant) : undefined;
-    if (key !== undefined) {
-      const stored = await this.breaker.run((redis) => redis.get(key)).catch(() => null);
-      if (stored !== null) {
-        const split = stored.indexOf('\n');
-        return { etag: stored.slice(0, split), body: stored.slice(split + 1), hit: true };
-      }
-    }
+  /** The reads a route's guard makes for the address `addressOf` finds in a request (undefined: none). */
+  prefetch(addressOf: (req: Request, res: Response) => CacheAddress | undefined): Prefetch {
+    return {
+      keys: (req, res) => {
+        if (this.ttlSeconds <= 0) return undefined;
+        let address: CacheAddress | undefined;
+        try {
+          address = addressOf(req, res);
+        } catch {
+          // Input the route will refuse (validation runs after the guard): nothing to read.
+          return undefined;
+        }
+        if (address === undefined) return undefined;
+        const key = `${this.prefix}:cache:${address.db}:${address.entity ?? 'list'}:${digest(address.variant)}`;
+        res.locals.cacheKey = key;
+        return [this.generations.keyOf(address.db, address.entity), key];
+      },
+      keep: (res, [token, stored]) => {
+        const lookup: Lookup = { key: res.locals.cacheKey as string, token: token ?? '0', stored: stored ?? null };
+        res.locals.cacheLookup = lookup;
+      },
+    };
+  }
+
+  /** The response the prefetched entry holds when it is current, else `produce`'s, stored for the next reader. */
+  async render(res: Response, produce: () => Promise<unknown>): Promise<Rendered> {
+    const lookup = res.locals.cacheLookup as Lookup | undefined;
+    const current = lookup && cached(lookup);
+    if (current) return current;
     const body = JSON.stringify(await produce());
     const etag = `"${digest(body).slice(0, 27)}"`;
-    if (key !== undefined && body.length <= MAX_ENTRY_BYTES) {
+    if (lookup && body.length <= MAX_ENTRY_BYTES) {
       await this.breaker
-        .run((redis) => redis.set(key, `${etag}\n${body}`, 'EX', this.ttlSeconds))
+        .run((redis) => redis.set(lookup.key, `${lookup.token}\n${etag}\n${body}`, 'EX', this.ttlSeconds))
         .catch((err: unknown) => this.logger.debug({ err }, 'response not cached'));
     }
     return { body, etag, hit: false };
   }
+}
 
-  private async key(db: string, entity: string | undefined, variant: string): Promise<string | undefined> {
-    try {
-      const token = await this.generations.current(db, entity);
-      return `${this.prefix}:cache:${db}:${entity ?? 'list'}:${token}:${digest(variant)}`;
-    } catch (err) {
-      this.logger.debug({ err }, 'response cache unavailable');
-      return undefined;
-    }
-  }
+/** The stored response, if it was rendered under the current token. */
+function cached({ token, stored }: Lookup): Rendered | undefined {
+  if (stored === null || !stored.startsWith(`${token}\n`)) return undefined;
+  const split = stored.indexOf('\n', token.length + 1);
+  return { etag: stored.slice(token.length + 1, split), body: stored.slice(split + 1), hit: true };
 }
 
 /**

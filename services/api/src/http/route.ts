@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
+import type { Prefetch } from './rate-limit';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -47,6 +48,8 @@ export interface Route<P extends TSchema | undefined = TSchema | undefined, Q ex
   responses: Record<number, ResponseSpec>;
   /** Probes and metrics are exempt so that a busy client cannot make a pod look dead. */
   rateLimited?: boolean;
+  /** Redis keys read with the rate-limit count, in the same round trip (a cached GET's entry). */
+  prefetch?: Prefetch;
   /**
    * A POST that only reads (a query too long for a URL): `Idempotency-Key` does not apply, since
    * repeating it changes nothing, and keeping its answers for 24 h would only fill Redis.

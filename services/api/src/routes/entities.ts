@@ -1,11 +1,13 @@
-import { callerTags, parseListQuery } from '@entia/domain';
+import { callerTags, parseListQuery, type RawQuery } from '@entia/domain';
+import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
+import { personIn } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenant, Tenants } from '../tenancy';
+import type { Tenants } from '../tenancy';
 import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityList, EntityQuery, ListQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
@@ -16,13 +18,21 @@ const errors = {
 };
 
 
-/** Whose view a cached page is: the signed-in person, or anybody (anonymous). */
-const viewOf = (tenant: Tenant) => callerTags(tenant.caller)[0]!;
+/**
+ * Whose view a cached page of `db` is: the person the token grants there, or anybody (anonymous).
+ * As `Tenants.resolve` finds the caller, which refuses a token for another database before any
+ * cached page is used.
+ */
+function viewOf(req: Request, res: Response): string {
+  const grant = grantOf(res);
+  const personId = grant && personIn(grant, req.params.db as string);
+  return callerTags(personId === undefined ? {} : { personId })[0]!;
+}
 
 /** A page of a list query, whether its parameters came in the URL or in the body. */
 const listResponses = {
   200: {
-    description: 'One page of matches; `count` counts all of them.',
+    description: 'One page of matches; `count` counts all of them (left out with `count=none`); `next`, when more matches follow, is the `after` of the next page.',
     schema: EntityList,
   },
   400: errors[400],
@@ -55,16 +65,16 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       path: '/api/{db}/entity',
       operationId: 'listEntities',
       summary:
-        'Entities the caller may read that match every filter `<property>.<type>[.<operator>]=<value>` (SPEC §7), sorted and paged; `q` searches searchable properties.',
+        'Entities the caller may read that match every filter `<property>.<type>[.<operator>]=<value>` (SPEC §7), sorted and paged (by `skip`, or by cursor: `after` = a page\'s `next`); `q` searches searchable properties.',
       tags: ['entities'],
       params: DbPath,
       query: ListQuery,
       responses: listResponses,
+      prefetch: cache.prefetch((req, res) => ({ db: req.params.db as string, variant: JSON.stringify([viewOf(req, res), parseListQuery(req.query as RawQuery)]) })),
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const parsed = parseListQuery(query);
-        const variant = JSON.stringify([viewOf(tenant), parsed]);
-        sendRendered(req, res, await cache.render(tenant.name, undefined, variant, () => listEntities(deps, tenant, parsed)));
+        sendRendered(req, res, await cache.render(res, () => listEntities(deps, tenant, parsed)));
       },
     }),
     // Before POST /api/{db}/entity/{id}, which would otherwise take "query" for an id.
@@ -94,14 +104,16 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: DbIdPath,
       query: EntityQuery,
       responses: { 200: { description: 'The entity.', schema: EntityAnswer }, ...errors },
+      // `at` (the entity as it was) is never cached.
+      prefetch: cache.prefetch((req, res) =>
+        req.query.at === undefined ? { db: req.params.db as string, entity: req.params.id as string, variant: JSON.stringify([viewOf(req, res), (req.query.props as string | undefined)?.split(',') ?? null]) } : undefined,
+      ),
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'entity');
         const props = query.props?.split(',');
         if (query.at !== undefined) return sendUncached(req, res, await entityAt(deps, tenant, id, query.at, props));
-        const variant = JSON.stringify([viewOf(tenant), props ?? null]);
-        const rendered = await cache.render(tenant.name, id, variant, () => getEntity(tenant, id, props));
-        sendRendered(req, res, rendered);
+        sendRendered(req, res, await cache.render(res, () => getEntity(tenant, id, props)));
       },
     }),
     defineRoute({
