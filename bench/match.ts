@@ -1,10 +1,11 @@
 import type { Document } from 'mongodb';
 
 /**
- * A small client-side evaluator of the filters `compileFilter` produces (`$and`, `$eq`, `$ne`, `$gt`…
- * `$lte`, `$in`, `$all`, `$exists`, `$regex`/`$options`, `$elemMatch`), with MongoDB's path and
- * array rules (a field inside an array of objects yields every element's value; an array value
- * matches when any element does; comparisons only between values of the same BSON type).
+ * A small client-side evaluator of the filters `compileFilter` and `compileAfter` produce (`$and`,
+ * `$or`, `$eq`, `$ne`, `$gt`… `$lte`, `$in`, `$all`, `$exists`, `$regex`/`$options`, `$elemMatch`,
+ * `$not`), with MongoDB's path and array rules (a field inside an array of objects yields every
+ * element's value; an array value matches when any element does; comparisons only between values
+ * of the same BSON type; equality with null matches a missing field too, so `$ne: null` does not).
  *
  * Used for the index analysis only: on FerretDB every `countDocuments` is a full scan, so counting
  * the documents inside each candidate index's bounds with the server would cost one scan per
@@ -74,12 +75,15 @@ function compare(a: unknown, b: unknown, op: string): boolean {
 function holds(document: unknown, path: string, spec: unknown): boolean {
   const operators = plainObject(spec) && Object.keys(spec).length > 0 && Object.keys(spec).every((k) => k.startsWith('$')) ? spec : { $eq: spec };
   const values = valuesAt(document, path);
+  const equals = (operand: unknown) => (operand === null && values.length === 0) || values.some((v) => equal(v, operand));
   return Object.entries(operators).every(([op, operand]) => {
     switch (op) {
       case '$eq':
-        return values.some((v) => equal(v, operand));
+        return equals(operand);
       case '$ne':
-        return !values.some((v) => equal(v, operand));
+        return !equals(operand);
+      case '$not':
+        return !holds(document, path, operand);
       case '$gt':
       case '$gte':
       case '$lt':

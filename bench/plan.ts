@@ -4,19 +4,21 @@ import type { Document } from 'mongodb';
  * Which index MongoDB would use for a compiled list query, derived from the index definitions alone
  * (no mongod is at hand). Deliberately simple and stated plainly:
  *
- * - A predicate can bound an index scan when it is an equality, `$in`, a range (`$gt`…`$lte`), an
- *   element of `$all` (MongoDB turns `$all` into an AND of equalities), or a case-sensitive regex
- *   anchored with `^` and a literal prefix. `$exists`, `$ne` / `$elemMatch` with `$ne`, unanchored
- *   or case-insensitive regexes give no useful bounds (a whole-index scan).
+ * - A predicate can bound an index scan when it is an equality (with null too), `$in`, a range
+ *   (`$gt`…`$lte`, or `$not` of one: its complement), an element of `$all` (MongoDB turns `$all`
+ *   into an AND of equalities), or a case-sensitive regex anchored with `^` and a literal prefix.
+ *   `$exists`, `$ne` / `$elemMatch` with `$ne`, unanchored or case-insensitive regexes, and a
+ *   top-level `$or` (a cursor's keyset: applied as a filter) give no useful bounds here.
  * - An index is a *filter candidate* when its first key has such a predicate (further keys extend
  *   the bounds while the previous ones are equalities). Its cost is the number of documents inside
  *   its bounds, counted on the seeded data.
  * - An index *provides the sort* when, after its equality-bound leading keys, its keys are the sort
  *   keys in the same (or all reversed) directions.
  * - For `find`, the expected plan is the filter candidate with the fewest documents in bounds, unless
- *   walking a sort-providing index would touch fewer (≈ limit × total / matches documents, matches
- *   spread evenly): MongoDB's planner races the candidates and keeps the one that fills the first
- *   batch soonest, which these estimates approximate. `countDocuments` has no sort, so only filter
+ *   walking a sort-providing index would touch fewer (≈ limit × documents in its bounds / matches,
+ *   matches spread evenly; an unbounded walk's bounds are the collection): MongoDB's planner races
+ *   the candidates and keeps the one that fills the first batch soonest, which these estimates
+ *   approximate. A bounded candidate that gives the sort stops after `limit` matches too. `countDocuments` has no sort, so only filter
  *   candidates serve it. No candidate at all: COLLSCAN.
  */
 
@@ -66,6 +68,9 @@ export interface MongoPlan {
 
 const RANGE_OPS = ['$gt', '$gte', '$lt', '$lte'];
 
+const isRange = (spec: unknown): boolean =>
+  spec !== null && typeof spec === 'object' && !Array.isArray(spec) && Object.keys(spec).length > 0 && Object.keys(spec).every((k) => RANGE_OPS.includes(k));
+
 /** Operators as written, for the report. */
 function show(value: unknown): string {
   return JSON.stringify(value, (_, v) => (v && typeof v === 'object' && v._bsontype === 'ObjectId' ? `ObjectId(${v.toHexString()})` : v));
@@ -108,6 +113,9 @@ export function predicatesOf(filter: Document): Predicate[] {
         // One element of $all bounds the scan; the planner may pick any, so each is a condition.
         predicates.push({ path, bound: 'all', conditions: (operators.$all as unknown[]).map((v) => ({ [path]: v })), text, match });
       } else if (keys.length > 0 && keys.every((k) => RANGE_OPS.includes(k))) {
+        predicates.push({ path, bound: 'range', conditions: [{ [path]: operators }], text, match });
+      } else if (keys.length === 1 && isRange(operators.$not)) {
+        // The complement of a range is one or two ranges (a cursor's bound on a descending key).
         predicates.push({ path, bound: 'range', conditions: [{ [path]: operators }], text, match });
       } else if ('$regex' in operators) {
         const options = String(operators.$options ?? '');
@@ -205,21 +213,33 @@ export async function mongoPlan(
   }
 
   const best = candidates[0];
-  const sortProvider = sortOnly[0];
   const wholeThreshold = 0.9 * total;
   const sorted = sort !== undefined && Object.keys(sort).length > 0;
-  // A walk of a sort-providing index stops after `limit` matches: about limit × total / matches
-  // documents when the matches are spread evenly over the sort order (all of them when none match).
+  // A walk of a sort-providing index stops after `limit` matches: about limit × (documents in its
+  // bounds) / matches when the matches are spread evenly over the sort order (all of them when none match).
   const matching = await countDocs(filter);
-  const sortWalk = sortProvider ? Math.min(total, matching === 0 ? total : Math.ceil((limit * total) / matching)) : undefined;
+  const walk = (inBounds: number) => Math.min(inBounds, matching === 0 ? inBounds : Math.ceil((limit * inBounds) / matching));
+  const examined = (candidate: Candidate) => (candidate.providesSort && sorted ? walk(candidate.docsInBounds ?? total) : (candidate.docsInBounds ?? total));
+  const sortProvider = sortOnly[0];
+  const sortWalk = sortProvider ? walk(total) : undefined;
 
   let find: MongoPlan['find'];
   const bestBlocking = best ? !best.providesSort && sorted : false;
-  if (best && (sortWalk === undefined || !bestBlocking || (best.docsInBounds ?? total) <= sortWalk)) {
+  // A bounded candidate that gives the sort, walked in order from its bounds: cheaper than the best when that one sorts in memory.
+  const boundedWalk = candidates.filter((c) => c.providesSort && sorted).sort((a, b) => examined(a) - examined(b))[0];
+  if (best && bestBlocking && boundedWalk && examined(boundedWalk) < examined(best) && (sortWalk === undefined || examined(boundedWalk) <= sortWalk)) {
     find = {
-      plan: `IXSCAN ${best.index} ${best.keys} → FETCH + filter${bestBlocking ? ` → SORT (in memory, top ${limit})` : ''}`,
+      plan: `IXSCAN ${boundedWalk.index} ${boundedWalk.keys} bounded, in sort order → FETCH + filter, stops after ${limit} matches`,
+      index: boundedWalk.index,
+      docsExamined: examined(boundedWalk),
+      blockingSort: false,
+      alternative: `IXSCAN ${best.index} (${best.docsInBounds} docs in bounds) → SORT in memory`,
+    };
+  } else if (best && (sortWalk === undefined || !bestBlocking || examined(best) <= sortWalk)) {
+    find = {
+      plan: `IXSCAN ${best.index} ${best.keys}${!bestBlocking && sorted ? ' in sort order' : ''} → FETCH + filter${bestBlocking ? ` → SORT (in memory, top ${limit})` : ''}`,
       index: best.index,
-      docsExamined: best.docsInBounds,
+      docsExamined: examined(best),
       blockingSort: bestBlocking,
       ...(sortProvider && bestBlocking
         ? { alternative: `IXSCAN ${sortProvider.index} in sort order, unbounded, stops after ${limit} matches (≈ ${sortWalk} docs)` }
@@ -262,4 +282,37 @@ export function summariseWinningPlan(plan: Document | undefined): string | undef
     node = (node.inputStage as Document | undefined) ?? (node.inputStages as Document[] | undefined)?.[0] ?? (node.queryPlan as Document | undefined);
   }
   return parts.join(' ← ');
+}
+
+/**
+ * Whether a cursor page's `find` (`compilePage`: the keyset `$or` after a bound on the first sort
+ * key) is served from the cursor onwards: the chosen index has the first sort key (or `_id` for the
+ * default order) first and gives the sort, so the scan starts at the cursor. Otherwise the keyset is
+ * only a filter, and the next page examines what the first one does (no more with depth: unlike
+ * `skip`, nothing before the cursor is sorted or stepped over).
+ */
+export function keysetVerdict(plan: MongoPlan, sort: Document): { served: boolean; text: string } {
+  const [first] = Object.entries(sort);
+  const path = first?.[0] ?? '_id';
+  const fromCursor = plan.candidates.filter((c) => c.providesSort && c.keys.startsWith(`{${path}:`));
+  const chosen = fromCursor.find((c) => c.index === plan.find.index);
+  if (chosen && !plan.find.blockingSort) {
+    return { served: true, text: `index-served: \`${chosen.index}\` from the cursor, in sort order (≈ ${plan.find.docsExamined} documents examined)` };
+  }
+  const filter = `${plan.find.index ? `\`${plan.find.index}\`` : 'a collection scan'} (≈ ${plan.find.docsExamined} documents examined${plan.find.blockingSort ? ', sorted in memory' : ''})`;
+  if (fromCursor.length > 0) {
+    return {
+      served: true,
+      text:
+        `index-servable: \`${fromCursor[0]!.index}\` would start at the cursor (${fromCursor[0]!.docsInBounds} documents in its bounds), ` +
+        `but ${filter} is expected to be cheaper for this filter; either way no page costs more for being deeper`,
+    };
+  }
+  const suggestion = `{${path}: ${first?.[1] ?? 1}, _id: ${first?.[1] ?? 1}}`;
+  return {
+    served: false,
+    text:
+      `not index-served: no index starts with \`${path}\` and gives the sort, so the keyset is a filter on ${filter}: ` +
+      `as many as the first page, and no more on deeper pages (unlike \`skip\`); an index \`${suggestion}\` would serve it`,
+  };
 }

@@ -8,7 +8,7 @@
  *   npm run bench:query -- --seed-only --db bench_x   then   npm run bench:query -- --reuse --db bench_x
  */
 import { callerTags, parseListQuery, rawQueryOf, type Caller } from '@entia/domain';
-import { EntityCollection, Store, compileFilter, compileProjection, compileSort } from '@entia/store';
+import { EntityCollection, Store, compileFilter, compilePage, compileProjection, compileSort } from '@entia/store';
 import { compileSchema, listEntities } from '@entia/entities';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { explainCount, explainFind } from './explain';
 import { fieldsOf, matches } from './match';
 import { measure } from './measure';
 import { readOptions, type BenchOptions } from './options';
-import { mongoPlan, type IndexSpec } from './plan';
+import { keysetVerdict, mongoPlan, type IndexSpec } from './plan';
 import { benchQueries, queryString } from './queries';
 import { renderMarkdown } from './report';
 import type { BenchResult, QueryResult } from './results';
@@ -68,6 +68,12 @@ function notesFor(result: Omit<QueryResult, 'notes'>, options: BenchOptions, ind
           `\`{__refs: <id>}\` (or \`{__refs: {$in: ids}}\`) beside it (${unindexed.docs} documents match, against ${mongo.count.docsExamined ?? total} examined now).`,
       );
     }
+  }
+  if (result.cursor && !result.cursor.keyset.served) {
+    notes.push(
+      `Cursor pages: ${result.cursor.keyset.text}. No such index is added: sort properties are user-defined, and the API creates no index per ` +
+        'property (the `_created` sorts and the default `_id` order are index-served).',
+    );
   }
   if (result.store.p95 > options.serviceTimeoutMs) {
     notes.push(`p95 exceeds the service's query time limit (MONGODB_TIMEOUT_MS = ${options.serviceTimeoutMs} ms): through the API this query answers 503.`);
@@ -139,6 +145,8 @@ async function main(): Promise<void> {
     const queries = benchQueries(world);
     const fields = new Set<string>();
     for (const query of queries) fieldsOf(compileFilter(parseListQuery(rawQueryOf(queryString(query))), tags) as Document, fields);
+    // The cursor pages' keysets read the sort keys.
+    fields.add('__sort');
     const scanStarted = performance.now();
     const documents = await collection
       .find({}, { projection: Object.fromEntries([...fields].map((f) => [f, 1])), maxTimeMS: options.timeoutMs })
@@ -160,10 +168,11 @@ async function main(): Promise<void> {
       const parsed = parseListQuery(raw);
       const filter = compileFilter(parsed, tags) as Document;
       const sort = compileSort(parsed.sort) as Document;
-      const projection = compileProjection(parsed.props);
+      const projection = compileProjection(parsed.props, parsed.sort);
 
       const engine = {
-        find: await explainFind(db, { filter, sort, projection, skip: parsed.skip, limit: parsed.limit }),
+        // As the store sends it: one more than the page, to know whether a next page follows.
+        find: await explainFind(db, { filter, sort, projection, skip: parsed.skip, limit: parsed.limit + 1 }),
         count: await explainCount(db, filter),
       };
       const mongo = await mongoPlan(indexes, filter, sort, parsed.limit, total, countDocs);
@@ -191,6 +200,30 @@ async function main(): Promise<void> {
       const analysedCount = await countDocs(filter);
       if (analysedCount !== last.count) log(`${query.id}: WARNING the analysis counts ${analysedCount} matches, the server ${last.count}`);
 
+      // The next page by cursor, as a client walking with `after` and `count=none` asks for it (issue 21).
+      let cursor: QueryResult['cursor'];
+      if (last.next) {
+        const next = { ...parseListQuery(raw), count: 'none' as const, after: last.next };
+        const page = compilePage(next, tags) as Document;
+        const cursorPlan = await mongoPlan(indexes, page, sort, parsed.limit, total, countDocs);
+        let returned = 0;
+        const cursorLatency = await measure(async () => (returned = (await entities.list(next, tags)).entities.length), {
+          iterations: options.iterations,
+          warmup: options.warmup,
+          budgetMs,
+          minIterations: options.minIterations,
+        });
+        log(`${query.id} next page (after, count=none) p50 ${cursorLatency.p50.toFixed(0)} ms (${cursorLatency.iterations} runs)`);
+        cursor = {
+          filter: EJSON.serialize(page, { relaxed: true }),
+          returned,
+          store: cursorLatency,
+          mongo: cursorPlan,
+          keyset: keysetVerdict(cursorPlan, sort),
+          engine: await explainFind(db, { filter: page, sort, projection, skip: 0, limit: parsed.limit + 1 }),
+        };
+      }
+
       const result: Omit<QueryResult, 'notes'> = {
         id: query.id,
         kind: query.kind,
@@ -203,13 +236,14 @@ async function main(): Promise<void> {
           skip: parsed.skip,
           limit: parsed.limit,
         },
-        count: last.count,
+        count: last.count ?? -1,
         analysedCount,
         returned: last.entities.length,
         store: storeLatency,
         ...(api ? { api } : {}),
         mongo,
         engine,
+        ...(cursor ? { cursor } : {}),
       };
       results.push({ ...result, notes: notesFor(result, options, indexes, total) });
     }

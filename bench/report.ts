@@ -104,6 +104,27 @@ export function renderMarkdown(bench: BenchResult): string {
     '',
   );
 
+  add('## Next pages by cursor (`after`, `count=none`)', '');
+  add(
+    'The page after the first, as a client walking with `after` = the first page\'s `next` and `count=none` asks for it: one `find` of `limit + 1` ' +
+      '(the keyset `$or` over the sort keys and `_id`, after a bound on the first key; `compilePage`), no `countDocuments`. ' +
+      '"MongoDB, first page" adds what `count=exact` costs beside its find.',
+    '',
+  );
+  add('| # | MongoDB, first page: find + count (docs) | MongoDB, next page: find only | keyset | FerretDB next page | p50 ms first → next |', '|---|---:|---|---|---|---|');
+  for (const q of bench.queries) {
+    const c = q.cursor;
+    const first = `${n(q.mongo.find.docsExamined)} + ${n(q.mongo.count.docsExamined)}`;
+    if (!c) {
+      add(`| ${q.id} | ${first} | – (one page: no \`next\`) | – | – | ${ms(q.store.p50)} |`);
+      continue;
+    }
+    add(
+      `| ${q.id} | ${first} | ${c.mongo.find.index ?? 'COLLSCAN'} (${n(c.mongo.find.docsExamined)} docs${c.mongo.find.blockingSort ? ', in-memory sort' : ''}) | ${c.keyset.text.startsWith('index-served') ? 'served from the cursor' : c.keyset.served ? 'servable (another index is cheaper)' : '**not index-served**'} | ${cell(c.engine.summary)} | ${ms(q.store.p50)} → ${ms(c.store.p50)} |`,
+    );
+  }
+  add('');
+
   add('## Findings', '');
   const queries = bench.queries;
   const ferret = queries.filter((q) => q.engine.find.filterPushdown !== undefined);
@@ -162,6 +183,12 @@ export function renderMarkdown(bench: BenchResult): string {
     if (q.mongo.unindexed.length > 0) add(`- Not served by any index: ${q.mongo.unindexed.map((u) => `\`${u.text}\` (${n(u.docs)} docs)`).join('; ')}`);
     add(`- FerretDB find: ${q.engine.find.summary}`);
     add(`- FerretDB count: ${q.engine.count.summary}`);
+    if (q.cursor) {
+      add(`- Next page (\`after\`, \`count=none\`) filter: \`${JSON.stringify(q.cursor.filter)}\``);
+      add(`- MongoDB find of the next page: ${q.cursor.mongo.find.plan}${q.cursor.mongo.find.alternative ? ` (alternative: ${q.cursor.mongo.find.alternative})` : ''}; no count`);
+      add(`- Keyset: ${q.cursor.keyset.text}`);
+      add(`- FerretDB find of the next page: ${q.cursor.engine.summary}`);
+    }
     for (const note of q.notes) add(`- ${note}`);
     add('');
   }

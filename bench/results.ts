@@ -20,6 +20,12 @@ export interface QueryResult {
   api?: Latency;
   mongo: MongoPlan;
   engine: { find: EngineExplain; count: EngineExplain };
+  /**
+   * The next page by cursor (`after` = this page's `next`, `count=none`: one `find`, no count),
+   * when there is one: its filter (`compilePage`), what MongoDB would use for it, and whether that
+   * starts at the cursor (`keyset`).
+   */
+  cursor?: { filter: unknown; returned: number; store: Latency; mongo: MongoPlan; keyset: { served: boolean; text: string }; engine: EngineExplain };
   notes: string[];
 }
 

@@ -163,7 +163,8 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   }
 
   /**
-   * `GET /api/{db}/entity?…`: filters, `sort`, `limit`, `skip`, `q`, `props` (see `EntityQuery`). A
+   * `GET /api/{db}/entity?…`: filters, `sort`, `limit`, `skip`, `q`, `props`, `count`, `after` (see
+   * `EntityQuery`); the page's `next`, when more matches follow, is the `after` of the next page. A
    * query whose URL would be longer than `MAX_GET_PATH` (an `in` of 1000 ids is 25 000 characters;
    * the server refuses request lines over 16 KiB) is sent as `queryEntities` instead.
    */
@@ -173,20 +174,23 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   }
 
   /**
-   * Every entity matching `query`, page after page (`limit` is the page size, default 100; `skip`
-   * where to start), for `for await`. Each page is one request, made when the previous one is used
-   * up; breaking out of the loop requests no more. Pages are counted by position, so entities
-   * created or deleted meanwhile may shift one across a page boundary: sort by a property that does
-   * not change (the default `_id` order does not) for a stable walk.
+   * Every entity matching `query`, page after page (`limit` is the page size, default 100), for
+   * `for await`. Each page is one request, made when the previous one is used up; breaking out of
+   * the loop requests no more. Pages follow each other by cursor (`after` = the previous page's
+   * `next`, with `count: 'none'`: no page pays for a count), so entities created or deleted
+   * meanwhile never make the walk repeat or miss one that exists throughout, in any sort order; it
+   * ends when a page has no `next`. `skip` or `after` in `query` say where the first page starts
+   * (`skip` counts positions, as `listEntities` does; the server refuses the two together); every
+   * later page follows by cursor. `count` in `query` is ignored. Needs a server with cursor paging
+   * (Entia issue 21); an older one refuses `count`.
    */
   async *iterateEntities(query: EntityQuery = {}, options?: CallOptions): AsyncGenerator<Entity, void, undefined> {
     const pageSize = typeof query.limit === 'number' && query.limit > 0 ? query.limit : DEFAULT_PAGE_SIZE;
-    let skip = typeof query.skip === 'number' ? query.skip : 0;
+    let page = await this.listEntities({ ...query, limit: pageSize, count: 'none' }, options);
     for (;;) {
-      const page = await this.listEntities({ ...query, limit: pageSize, skip }, options);
       yield* page.entities;
-      skip += page.entities.length;
-      if (page.entities.length < pageSize || skip >= page.count) return;
+      if (page.next === undefined) return;
+      page = await this.listEntities({ ...query, limit: pageSize, count: 'none', skip: undefined, after: page.next }, options);
     }
   }
 

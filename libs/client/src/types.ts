@@ -67,12 +67,16 @@ export interface WriteResult {
   properties: Record<string, Value[]>;
 }
 
-/** One page of a list; `count` is all matches, not just this page. */
+/**
+ * One page of a list; `count` is all matches, not just this page (absent when the query asked
+ * `count: 'none'`); `next`, present when more matches follow, is the cursor to pass as `after`.
+ */
 export interface EntityList {
   entities: Entity[];
-  count: number;
+  count?: number;
   limit: number;
   skip: number;
+  next?: string;
 }
 
 export interface Deleted {
@@ -119,11 +123,16 @@ export interface Aggregation {
 
 /**
  * Query of `GET /api/{db}/entity` in the wire syntax: filters such as `'name.string.regex': '/^a/i'`
- * and the parameters `sort`, `limit`, `skip`, `q`, `props`. Arrays become comma lists (`in`,
- * `sort`, `props`); `undefined` leaves a key out, so optional parameters need no branching at the
- * call site. (The name-based `where` of `db.type(…).list()` is written in terms of this.)
+ * and the parameters `sort`, `limit`, `skip`, `q`, `props`, `count`, `after`. Arrays become comma
+ * lists (`in`, `sort`, `props`); `undefined` leaves a key out, so optional parameters need no
+ * branching at the call site. (The name-based `where` of `db.type(…).list()` is written in terms of this.)
  */
-export type EntityQuery = Record<string, string | number | boolean | string[] | undefined>;
+export type EntityQuery = Record<string, string | number | boolean | string[] | undefined> & {
+  /** Start after the page whose `next` this is (same filters, sort and `q`); not with `skip`. */
+  after?: string | undefined;
+  /** `exact` (the default) counts every match; `none` leaves `count` out and saves the server a second scan. */
+  count?: 'exact' | 'none' | undefined;
+};
 
 /** A database the API key opens, and the person it acts as there. */
 export interface Account {

@@ -154,6 +154,25 @@ describe('EntiaDatabase helpers against a real HTTP peer', () => {
     expect(call()).toMatchObject({ method: 'POST', url: '/api/acme/entity/query', body: { '_type.reference.in': ids.join(','), limit: '5' } });
   });
 
+  it('iterateEntities pages by cursor with count=none: skip only on the first page, then after = the previous next, until a page has none', async () => {
+    const ids = ['a', 'b', 'c', 'd', 'e'].map((c) => c.repeat(24));
+    peer.answer = (request) => {
+      if (request.path === '/api/auth') return { status: 200, body: { accounts: [], token } };
+      const start = request.query.get('after') === null ? Number(request.query.get('skip') ?? 0) : ids.indexOf(request.query.get('after')!.slice(5)) + 1;
+      const entities = ids.slice(start, start + 2).map((_id) => ({ _id }));
+      const more = start + 2 < ids.length;
+      return { status: 200, body: { entities, limit: 2, skip: 0, ...(more ? { next: `next-${entities[1]!._id}` } : {}) } };
+    };
+    const seen: string[] = [];
+    for await (const entity of client.db().iterateEntities({ 'name.string': 'x', limit: 2, skip: 1, count: 'exact' })) seen.push(entity._id);
+    expect(seen).toEqual(ids.slice(1));
+    const queries = peer.seen.filter((s) => s.path !== '/api/auth').map((s) => [...s.query]);
+    expect(queries).toEqual([
+      [['name.string', 'x'], ['limit', '2'], ['skip', '1'], ['count', 'none']],
+      [['name.string', 'x'], ['limit', '2'], ['count', 'none'], ['after', `next-${ids[2]}`]],
+    ]);
+  });
+
   it('queryEntities is a read: a 503 is retried', async () => {
     let answers = 0;
     peer.answer = (request) => {

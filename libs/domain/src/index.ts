@@ -45,6 +45,7 @@ export { bootstrapDatabase, type Bootstrap } from './bootstrap';
 export { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
 export { DEFAULT_LIMIT, FILTER_FIELDS, FILTER_KEY_PATTERN, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_SKIP, MAX_TERMS, OPERATORS_OF, parseListQuery, parseReferenceQuery, rawQueryOf, type RawQuery } from './query/parse';
 export { checkQueryTypes } from './query/check';
+export { MAX_CURSOR_LENGTH, decodeCursor, encodeCursor, positionOf, sortEnd, sortSpec, type CursorPosition, type CursorValue } from './query/cursor';
 export { matchesFilter, matchesFilters } from './query/match';
 export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
 export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';

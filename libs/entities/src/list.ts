@@ -1,6 +1,7 @@
 import {
   callerTags,
   checkQueryTypes,
+  encodeCursor,
   invalid,
   presentEntity,
   type ListQuery,
@@ -20,9 +21,12 @@ export class QueryTooSlow extends Error {
 
 export interface EntityList {
   entities: Record<string, unknown>[];
-  count: number;
+  /** Every match; absent with `count=none`. */
+  count?: number;
   limit: number;
   skip: number;
+  /** The cursor of the page's end when more matches follow (`after=<next>` reads them). */
+  next?: string;
 }
 
 /** The types a query is about: those its `_type.reference` filter names, else every type. */
@@ -40,12 +44,21 @@ export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], t
   if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, (await schemaOf(deps, tenant)).propertyTypes(typesNamed(query)));
 }
 
-/** GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions, run within the caller's visibility. */
+/**
+ * GET /api/{db}/entity (parsed by `parseListQuery`): check against the definitions, run within the
+ * caller's visibility. `count` unless the query says `count=none`; `next` when more matches follow.
+ */
 export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
   await checkAgainstSchema(deps, tenant, query);
   try {
-    const { entities, count } = await tenant.entities.list(query, callerTags(tenant.caller));
-    return { entities: entities.map((entity) => presentEntity(entity)), count, limit: query.limit, skip: query.skip };
+    const { entities, count, next } = await tenant.entities.list(query, callerTags(tenant.caller));
+    return {
+      entities: entities.map((entity) => presentEntity(entity)),
+      ...(count === undefined ? {} : { count }),
+      limit: query.limit,
+      skip: query.skip,
+      ...(next ? { next: encodeCursor(query.sort, next) } : {}),
+    };
   } catch (error) {
     const failure = queryFailure(error);
     if (failure === 'timeout') throw new QueryTooSlow();

@@ -1,4 +1,4 @@
-import { attributeValue, isIndexedAttribute, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
+import { attributeValue, isIndexedAttribute, sortEnd, type CursorPosition, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
 import { INTERNAL_FIELDS, storedScalar, type EntityDocument } from './codec';
 
@@ -65,19 +65,75 @@ export function compileMatch(id: string, query: Pick<ListQuery, 'filters' | 'ter
   return { $and: [{ _id: new ObjectId(id) }, ...queryConditions(query)] } as MongoFilter<EntityDocument>;
 }
 
+/** The `__sort` field a sort key reads. */
+const sortPath = (key: SortKey) => `__sort.${key.property}.${key.field}.${sortEnd(key)}`;
+
+/** The direction of the `_id` tie-break: the first key's, ascending without keys. */
+const tieDirection = (sort: readonly SortKey[]): 1 | -1 => sort[0]?.direction ?? 1;
+
 /**
  * Sort keys read the scalar `__sort` fields (smallest value ascending, largest descending), and
  * always end with `_id` in the first key's direction, so equal keys page stably.
  */
-export function compileSort(sort: SortKey[]): Sort {
+export function compileSort(sort: readonly SortKey[]): Sort {
   const compiled: Record<string, 1 | -1> = {};
-  for (const key of sort) compiled[`__sort.${key.property}.${key.field}.${key.direction === 1 ? 'min' : 'max'}`] = key.direction;
-  compiled._id = sort[0]?.direction ?? 1;
+  for (const key of sort) compiled[sortPath(key)] = key.direction;
+  compiled._id = tieDirection(sort);
   return compiled;
 }
 
-/** `props` keeps `_id` and the named properties; otherwise everything but the internal fields. */
-export function compileProjection(props: string[] | undefined): Document {
-  if (props) return Object.fromEntries([['_id', 1], ...props.map((name) => [name, 1])]);
-  return Object.fromEntries(INTERNAL_FIELDS.map((field) => [field, 0]));
+/**
+ * The entities strictly after `after` in the order `compileSort(sort)` gives, as conditions to AND
+ * with the query's: a keyset condition (no skip scan): for keys k1…kn and `_id`, (k1 after v1) OR
+ * (k1 = v1 AND k2 after v2) … OR (all equal AND `_id` after the cursor's), each in its own
+ * direction. An entity without a value has no `__sort` field, which both engines order first
+ * ascending and last descending (as null), while a comparison with a value never matches it: "after
+ * no value" and "after a value, descending" name the missing ones explicitly (`{$ne: null}`,
+ * `{field: null}`); after no value, descending, nothing of that key follows.
+ *
+ * Before the `$or`, a bound on the first key alone that the keyset implies (`$gte` ascending; not
+ * `$gt` descending, which keeps the missing ones; `null`): redundant for the result, it is one index
+ * range, so an index that gives the sort (`created_desc`, `_id`) starts at the cursor rather than
+ * walking from the first entity and filtering (bench/plan.ts reads it so).
+ */
+export function compileAfter(sort: readonly SortKey[], after: CursorPosition): Document[] {
+  const equal = (path: string, value: Scalar | null): Document => ({ [path]: value === null ? null : { $eq: value } });
+  const beyond = (path: string, direction: 1 | -1, value: Scalar | null): Document | undefined => {
+    if (value === null) return direction === 1 ? { [path]: { $ne: null } } : undefined;
+    return direction === 1 ? { [path]: { $gt: value } } : { $or: [{ [path]: { $lt: value } }, { [path]: null }] };
+  };
+  const branches: Document[] = [];
+  const prefix: Document[] = [];
+  sort.forEach((key, n) => {
+    const path = sortPath(key);
+    const value = after.values[n] ?? null;
+    const next = beyond(path, key.direction, value);
+    if (next) branches.push(prefix.length === 0 ? next : { $and: [...prefix, next] });
+    prefix.push(equal(path, value));
+  });
+  const id = new ObjectId(after.id);
+  const last = { _id: tieDirection(sort) === 1 ? { $gt: id } : { $lt: id } };
+  branches.push(prefix.length === 0 ? last : { $and: [...prefix, last] });
+  if (branches.length === 1) return [branches[0]!];
+  const first = sort[0]!;
+  const value = after.values[0] ?? null;
+  const path = sortPath(first);
+  const bound = first.direction === 1 ? (value === null ? undefined : { [path]: { $gte: value } }) : value === null ? { [path]: null } : { [path]: { $not: { $gt: value } } };
+  return bound ? [bound, { $or: branches }] : [{ $or: branches }];
+}
+
+/** The filter of a page: the query's (`compileFilter`), and after its cursor when it has one. A count never takes the cursor. */
+export function compilePage(query: Pick<ListQuery, 'filters' | 'terms' | 'sort' | 'after'>, readTags: string[]): MongoFilter<EntityDocument> {
+  const filter = compileFilter(query, readTags);
+  if (!query.after) return filter;
+  return { $and: [...(filter.$and as Document[]), ...compileAfter(query.sort, query.after)] } as MongoFilter<EntityDocument>;
+}
+
+/**
+ * `props` keeps `_id` and the named properties; otherwise everything but the internal fields. The
+ * sort keys a page's cursor is made of (`sort`) are read either way; `fromDocument` never returns them.
+ */
+export function compileProjection(props: string[] | undefined, sort: readonly SortKey[] = []): Document {
+  if (props) return Object.fromEntries([['_id', 1], ...props.map((name) => [name, 1]), ...sort.map((key) => [sortPath(key), 1])]);
+  return Object.fromEntries(INTERNAL_FIELDS.filter((field) => sort.length === 0 || field !== '__sort').map((field) => [field, 0]));
 }

@@ -1,7 +1,7 @@
-import type { Entity, ListQuery, StoredEntity } from '@entia/domain';
+import { positionOf, type CursorPosition, type Entity, type ListQuery, type StoredEntity } from '@entia/domain';
 import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
-import { compileAll, compileFilter, compileMatch, compileProjection, compileSort } from './compile';
+import { compileAll, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from './compile';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
@@ -217,21 +217,27 @@ export class EntityCollection {
   }
 
   /**
-   * One page of the entities `readTags` may see that match `query`, and how many match in all.
-   * Both run under the query time limit.
+   * One page of the entities `readTags` may see that match `query`, and how many match in all
+   * (unless `query.count` is `none`: then no count is run). `next` is where the page ends when
+   * more matches follow it: one entity more than the page is read to know. With `query.after`, the
+   * page starts strictly after that position (a keyset condition, `compileAfter`); the count never
+   * depends on it. Both run under the query time limit.
    */
-  async list(query: ListQuery, readTags: string[]): Promise<{ entities: Entity[]; count: number }> {
+  async list(query: ListQuery, readTags: string[]): Promise<{ entities: Entity[]; count?: number; next?: CursorPosition }> {
     const filter = compileFilter(query, readTags);
     const options = { maxTimeMS: this.maxTimeMS };
     const [documents, count] = await Promise.all([
       query.limit === 0
         ? Promise.resolve([])
         : this.collection
-            .find(filter, { ...options, projection: compileProjection(query.props), sort: compileSort(query.sort), skip: query.skip, limit: query.limit })
+            .find(compilePage(query, readTags), { ...options, projection: compileProjection(query.props, query.sort), sort: compileSort(query.sort), skip: query.skip, limit: query.limit + 1 })
             .toArray(),
-      this.collection.countDocuments(filter, options),
+      query.count === 'none' ? undefined : this.collection.countDocuments(filter, options),
     ]);
-    return { entities: documents.map((document) => fromDocument(document).entity), count };
+    const shown = documents.slice(0, query.limit);
+    const last = shown[shown.length - 1];
+    const next = documents.length > query.limit && last ? positionOf(last.__sort, query.sort, last._id.toHexString()) : undefined;
+    return { entities: shown.map((document) => fromDocument(document).entity), ...(count === undefined ? {} : { count }), ...(next ? { next } : {}) };
   }
 
   /** At most `limit` entities that match `query`, whatever their visibility. */

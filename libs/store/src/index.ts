@@ -5,7 +5,7 @@ export { EntityCollection, type NewEntity, type Next, type Stored, type Versione
 export { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
 export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
 export { newId } from './ids';
-export { compileFilter, compileMatch, compileProjection, compileSort } from './compile';
+export { compileAfter, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from './compile';
 export { queryFailure } from './query-errors';
 export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from './writer';
 export { PendingWork, type MarkFlags, type PendingMark } from './pending';

@@ -1,5 +1,5 @@
-import { parseListQuery, rawQueryOf } from '@entia/domain';
-import { compileFilter, compileMatch, compileProjection, compileSort } from '@entia/store';
+import { parseListQuery, rawQueryOf, type CursorValue } from '@entia/domain';
+import { compileAfter, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from '@entia/store';
 import { ObjectId } from 'mongodb';
 
 /**
@@ -167,5 +167,109 @@ describe('compileProjection: props keep `_id` and the named properties, else int
     expect(compileProjection(undefined)).toEqual({
       __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __sort: 0, __av: 0, __w: 0, __outbox: 0, __deleted: 0,
     });
+  });
+
+  it('with a sort, reads the sort keys a cursor is made of: named beside props, or `__sort` kept', () => {
+    const sort = parseListQuery({ sort: '-n.number,t.string' }).sort;
+    expect(compileProjection(['name'], sort)).toEqual({ _id: 1, name: 1, '__sort.n.number.max': 1, '__sort.t.string.min': 1 });
+    expect(compileProjection(undefined, sort)).toEqual({ __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __av: 0, __w: 0, __outbox: 0, __deleted: 0 });
+    expect(compileProjection(['name'], [])).toEqual({ _id: 1, name: 1 });
+  });
+});
+
+describe('compileAfter: the keyset condition of a cursor, in the order compileSort gives', () => {
+  const oid = new ObjectId(ID);
+  const after = (sort: string | undefined, values: CursorValue[]) => compileAfter(parseListQuery(sort === undefined ? {} : { sort }).sort, { values, id: ID });
+  const N = '__sort.n.number.min';
+  const NMAX = '__sort.n.number.max';
+  const T = '__sort.t.string.min';
+
+  it.each<[string, string | undefined, CursorValue[], unknown[]]>([
+    ['default order: by _id', undefined, [], [{ _id: { $gt: oid } }]],
+    // The bound on the first key is implied by the $or: one index range for an index that gives the sort.
+    ['ascending', 'n.number', [5], [{ [N]: { $gte: 5 } }, { $or: [{ [N]: { $gt: 5 } }, { $and: [{ [N]: { $eq: 5 } }, { _id: { $gt: oid } }] }] }]],
+    // Missing values come first ascending: after one, every entity with a value, then the missing ones by _id.
+    ['ascending, after no value', 'n.number', [null], [{ $or: [{ [N]: { $ne: null } }, { $and: [{ [N]: null }, { _id: { $gt: oid } }] }] }]],
+    // Descending, missing values come last: after a value, the smaller ones and every missing one.
+    [
+      'descending',
+      '-n.number',
+      [5],
+      [
+        { [NMAX]: { $not: { $gt: 5 } } },
+        { $or: [{ $or: [{ [NMAX]: { $lt: 5 } }, { [NMAX]: null }] }, { $and: [{ [NMAX]: { $eq: 5 } }, { _id: { $lt: oid } }] }] },
+      ],
+    ],
+    // Descending, after no value: only missing ones with a smaller _id follow.
+    ['descending, after no value', '-n.number', [null], [{ $and: [{ [NMAX]: null }, { _id: { $lt: oid } }] }]],
+    [
+      'two keys, mixed directions: _id in the first key\'s',
+      'n.number,-t.string',
+      [5, 'dune'],
+      [
+        { [N]: { $gte: 5 } },
+        {
+          $or: [
+            { [N]: { $gt: 5 } },
+            { $and: [{ [N]: { $eq: 5 } }, { $or: [{ '__sort.t.string.max': { $lt: 'dune' } }, { '__sort.t.string.max': null }] }] },
+            { $and: [{ [N]: { $eq: 5 } }, { '__sort.t.string.max': { $eq: 'dune' } }, { _id: { $gt: oid } }] },
+          ],
+        },
+      ],
+    ],
+    [
+      'two keys, the first without a value',
+      'n.number,t.string',
+      [null, 'dune'],
+      [
+        {
+          $or: [
+            { [N]: { $ne: null } },
+            { $and: [{ [N]: null }, { [T]: { $gt: 'dune' } }] },
+            { $and: [{ [N]: null }, { [T]: { $eq: 'dune' } }, { _id: { $gt: oid } }] },
+          ],
+        },
+      ],
+    ],
+    [
+      'two keys descending, the first without a value',
+      '-n.number,-t.string',
+      [null, 'dune'],
+      [
+        { [NMAX]: null },
+        {
+          $or: [
+            { $and: [{ [NMAX]: null }, { $or: [{ '__sort.t.string.max': { $lt: 'dune' } }, { '__sort.t.string.max': null }] }] },
+            { $and: [{ [NMAX]: null }, { '__sort.t.string.max': { $eq: 'dune' } }, { _id: { $lt: oid } }] },
+          ],
+        },
+      ],
+    ],
+    // Operator-looking strings are operands, never operators.
+    ['a string that looks like an operator', 't.string', ['$where'], [{ [T]: { $gte: '$where' } }, { $or: [{ [T]: { $gt: '$where' } }, { $and: [{ [T]: { $eq: '$where' } }, { _id: { $gt: oid } }] }] }]],
+    [
+      'a date (its ISO text)',
+      '-d.date',
+      ['2024-02-29'],
+      [
+        { '__sort.d.date.max': { $not: { $gt: '2024-02-29' } } },
+        { $or: [{ $or: [{ '__sort.d.date.max': { $lt: '2024-02-29' } }, { '__sort.d.date.max': null }] }, { $and: [{ '__sort.d.date.max': { $eq: '2024-02-29' } }, { _id: { $lt: oid } }] }] },
+      ],
+    ],
+  ])('%s', (_, sort, values, expected) => {
+    expect(after(sort, values)).toEqual(expected);
+  });
+});
+
+describe('compilePage: the query\'s filter, then its cursor; the count reads compileFilter alone', () => {
+  it('without a cursor, the filter as it is', () => {
+    const query = parseListQuery(rawQueryOf('n.number.gt=1&sort=n.number'));
+    expect(compilePage(query, READ)).toEqual(compileFilter(query, READ));
+  });
+
+  it('with one, its conditions after the visibility and the filters', () => {
+    const query = parseListQuery(rawQueryOf('n.number.gt=1'));
+    query.after = { values: [], id: ID };
+    expect(compilePage(query, READ)).toEqual({ $and: [{ __read: { $in: READ } }, { 'n.number': { $gt: 1 } }, { _id: { $gt: new ObjectId(ID) } }] });
   });
 });

@@ -16,6 +16,8 @@ export interface Page<O> {
   count: number;
   limit: number;
   skip: number;
+  /** When more matches follow: the `after` of the next page. */
+  next?: string;
 }
 
 export interface GetOptions<S> extends CallOptions {
@@ -79,19 +81,22 @@ export class EntityType<T extends TypeShape, Picked extends boolean = false> {
 
   /**
    * One page of entities of this type: `where` filters by name with operators (`{pages: {gte: 100}}`),
-   * `sort` by name (`'-pages'`), `q` searches, `select` narrows the properties.
+   * `sort` by name (`'-pages'`), `q` searches, `select` narrows the properties; `after` (a page's
+   * `next`) continues after that page.
    */
   async list<S extends keyof T & string = never>(params: ListParams<T, S> = {}, options: CallOptions = {}): Promise<Page<Result<T, Picked, S>>> {
     return this.schemas.withType(this.name, options, async (type, known) => {
       const page = await this.db.listEntities(toListQuery(type, params as ListParams<TypeShape>), options);
       const items = page.entities.map((entity) => this.object(entity, type, known, params.select) as Result<T, Picked, S>);
-      return { items, count: page.count, limit: page.limit, skip: page.skip };
+      // `list` never asks for `count: 'none'`, so the server always counts.
+      return { items, count: page.count ?? 0, limit: page.limit, skip: page.skip, ...(page.next === undefined ? {} : { next: page.next }) };
     });
   }
 
   /**
    * Every entity of this type matching `params`, for `for await`: one request per page (`limit`
-   * entities, default 100), made when the previous page is used up.
+   * entities, default 100), made when the previous page is used up; pages follow by cursor
+   * (`iterateEntities`), so writes meanwhile never repeat or drop an entity.
    */
   async *iterate<S extends keyof T & string = never>(params: Omit<ListParams<T, S>, 'skip'> = {}, options: CallOptions = {}): AsyncGenerator<Result<T, Picked, S>, void, undefined> {
     const { type, known, query } = await this.schemas.withType(this.name, options, (type, known) => ({ type, known, query: toListQuery(type, params as ListParams<TypeShape>) }));

@@ -204,6 +204,8 @@ export interface ListParams<T extends TypeShape, S extends keyof T = keyof T> {
   /** Default 100, at most 1000. */
   limit?: number;
   skip?: number;
+  /** Start after the page whose `next` this is (same `where`, `sort` and `q`); not with `skip`. */
+  after?: string;
   /** Only these properties (and the system fields). */
   select?: S[];
 }

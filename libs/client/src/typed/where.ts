@@ -65,6 +65,7 @@ export interface ListInput {
   sort?: string | string[] | undefined;
   limit?: number | undefined;
   skip?: number | undefined;
+  after?: string | undefined;
   select?: readonly string[] | undefined;
 }
 
@@ -107,5 +108,6 @@ export function toListQuery(type: TypeDescription, input: ListInput): EntityQuer
   if (input.q !== undefined) query.q = input.q;
   if (input.limit !== undefined) query.limit = input.limit;
   if (input.skip !== undefined) query.skip = input.skip;
+  if (input.after !== undefined) query.after = input.after;
   return query;
 }

@@ -1,4 +1,5 @@
 import type { ValueField } from '../values/types';
+import type { CursorPosition } from './cursor';
 
 /** Operators of SPEC §7's filter syntax; `eq` is written without a suffix. */
 export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'regex'] as const;
@@ -31,4 +32,8 @@ export interface ListQuery {
   /** Normalised search terms, each to match the beginning of a word. */
   terms: string[];
   props?: string[];
+  /** `none`: no count at all (cheaper: no second scan of the matches); absent: count every match (`count=exact`). */
+  count?: 'none';
+  /** The page starts strictly after this position in the sort order (`after`, a decoded cursor); never with `skip`. */
+  after?: CursorPosition;
 }

@@ -1,8 +1,9 @@
 import { isSecretProperty } from '../definitions/system';
-import { invalid, type FieldError } from '../errors';
+import { DomainError, invalid, type FieldError } from '../errors';
 import { ANY_PROPERTY_NAME_SOURCE, isAnyPropertyName } from '../names';
 import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 import { searchTerms } from '../search/tokens';
+import { decodeCursor } from './cursor';
 import { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
 
 export const DEFAULT_LIMIT = 100;
@@ -126,6 +127,20 @@ function integer(text: string, parameter: string, min: number, max: number, erro
   return Number(text);
 }
 
+/** `after`: a cursor for the query's sort, and a start that `skip` does not also move. */
+function readCursor(query: ListQuery, text: string, errors: Collector): void {
+  if (query.skip > 0) {
+    errors.fail('after', 'cannot be combined with skip: a cursor says where the page starts');
+    return;
+  }
+  try {
+    query.after = decodeCursor(text, query.sort);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    errors.errors.push(...error.errors);
+  }
+}
+
 /**
  * Turns the query string of GET /api/{db}/entity into a typed query (SPEC §7). Every malformed key
  * or value is collected and reported at once as a 400 naming the parameter.
@@ -133,6 +148,8 @@ function integer(text: string, parameter: string, min: number, max: number, erro
 export function parseListQuery(raw: RawQuery): ListQuery {
   const errors = new Collector();
   const query: ListQuery = { filters: [], sort: [], limit: DEFAULT_LIMIT, skip: 0, terms: [] };
+  // Read once the sort is known: a cursor belongs to one sort.
+  let after: string | undefined;
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
@@ -162,6 +179,14 @@ export function parseListQuery(raw: RawQuery): ListQuery {
         else query.props = names;
         break;
       }
+      case 'count':
+        // `exact` is the default, left out so that both spellings are one query (one cache entry).
+        if (given === 'none') query.count = 'none';
+        else if (given !== 'exact') errors.fail(key, 'must be exact or none');
+        break;
+      case 'after':
+        after = given;
+        break;
       default: {
         const filter = parseFilter(key, given, errors);
         if (filter) query.filters.push(filter);
@@ -169,6 +194,7 @@ export function parseListQuery(raw: RawQuery): ListQuery {
     }
   }
   if (query.filters.length > MAX_FILTERS) errors.fail('filters', `at most ${MAX_FILTERS} filters`);
+  if (after !== undefined) readCursor(query, after, errors);
   if (errors.errors.length > 0) throw invalid('The query is invalid.', errors.errors);
   return query;
 }
@@ -189,11 +215,11 @@ export function rawQueryOf(text: string): RawQuery {
 
 /**
  * A definition's `reference_query` (SPEC §5): filters only, in the list query syntax. Sorting,
- * paging, `q` and `props` mean nothing for a single reference and are refused.
+ * paging, counting, `q` and `props` mean nothing for a single reference and are refused.
  */
 export function parseReferenceQuery(text: string): ListQuery {
   const raw = rawQueryOf(text);
-  const extra = Object.keys(raw).filter((key) => ['sort', 'limit', 'skip', 'q', 'props'].includes(key));
+  const extra = Object.keys(raw).filter((key) => ['sort', 'limit', 'skip', 'q', 'props', 'count', 'after'].includes(key));
   if (extra.length > 0) throw invalid('reference_query takes filters only.', extra.map((parameter) => ({ parameter, message: 'not allowed in reference_query' })));
   return parseListQuery(raw);
 }

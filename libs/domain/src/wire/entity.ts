@@ -19,12 +19,18 @@ export const WriteResultSchema = Type.Object({
   properties: Type.Record(Type.String(), Type.Array(ValueSchema), { description: 'The values created or overwritten, by property.' }),
 });
 
-/** One page of `GET /api/{db}/entity`; `count` is every match, not just this page. */
+/**
+ * One page of `GET /api/{db}/entity`; `count` is every match, not just this page (absent with
+ * `count=none`); `next`, when more matches follow, is the cursor to pass as `after` for them.
+ */
 export const EntityListSchema = Type.Object({
   entities: Type.Array(EntitySchema),
-  count: Type.Integer(),
+  count: Type.Optional(Type.Integer({ description: 'Every match, not only this page; absent with `count=none`.' })),
   limit: Type.Integer(),
   skip: Type.Integer(),
+  next: Type.Optional(
+    Type.String({ description: 'Present when more matches follow this page: pass it as `after` (with the same filters, sort and q) for the next page.' }),
+  ),
 });
 
 export const DeletedSchema = Type.Object({ deleted: Type.Literal(true) });

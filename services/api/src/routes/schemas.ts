@@ -6,6 +6,7 @@ import {
   EntitySchema,
   HistorySchema,
   FILTER_KEY_PATTERN,
+  MAX_CURSOR_LENGTH,
   MAX_IN,
   MAX_LIMIT,
   MAX_REGEX,
@@ -82,6 +83,11 @@ export const FILTER_DESCRIPTION =
   '(`date` as `YYYY-MM-DD`, `datetime` ISO 8601 with an offset, `reference` an entity id). An unknown property, type or operator, a type ' +
   'that is not the property\'s own, a malformed value or a parameter given twice is `400` naming the parameter.';
 
+const COUNT_DESCRIPTION = '`exact` (the default): `count` is every match; `none`: no `count` in the answer, and no second pass over the matches to count them.';
+const AFTER_DESCRIPTION =
+  'A previous page\'s `next`: this page starts right after that page, by its position in the sort order rather than by a number of matches skipped, ' +
+  'so entities created or deleted meanwhile shift nothing. Give the same filters, `sort` and `q`; a cursor made for another sort, or with `skip`, is `400`.';
+
 /**
  * GET /api/{db}/entity. `limit` and `skip` are integers; the other named parameters and every
  * filter are strings whose grammar is the domain parser's, which names the offending parameter.
@@ -95,6 +101,8 @@ export const ListQuery = Type.Object(
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, default: 0, description: 'Matches to skip before the page.' })),
     q: Type.Optional(Type.String({ maxLength: 1000, description: 'Search terms (at most 16); each must begin a word of a searchable value, case and accents ignored.' })),
     props: Type.Optional(Type.String({ description: 'Comma-separated property names to return (with `_id`); `_created` may be named.' })),
+    count: Type.Optional(Type.Union([Type.Literal('exact'), Type.Literal('none')], { description: COUNT_DESCRIPTION })),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH, description: AFTER_DESCRIPTION })),
   },
   {
     // Published as the `filters` parameter (openapi.ts), its keys' grammar as `x-key-pattern`.
@@ -115,6 +123,8 @@ export const QueryBody = Type.Object(
     skip: Type.Optional(Type.String({ description: 'As `skip` of GET /api/{db}/entity, as a string of digits.' })),
     q: Type.Optional(Type.String({ description: 'As `q` of GET /api/{db}/entity.' })),
     props: Type.Optional(Type.String({ description: 'As `props` of GET /api/{db}/entity.' })),
+    count: Type.Optional(Type.String({ description: 'As `count` of GET /api/{db}/entity: `exact` or `none`.' })),
+    after: Type.Optional(Type.String({ description: 'As `after` of GET /api/{db}/entity.' })),
   },
   {
     additionalProperties: Type.String({ description: FILTER_DESCRIPTION }),
