@@ -72,8 +72,10 @@ function convert(fields: Document, way: 'encode' | 'decode'): Document {
 const ID = STORAGE['object-id'];
 const MOMENT = STORAGE.date;
 
+// A value's `type` is the name of the property it is stored under: not stored again (issue 21: it
+// was one more field in every value), given back from the property's name when decoded.
 function encodeValue(value: Value): Document {
-  const { _id, created, ...data } = value;
+  const { _id, type: _name, created, ...data } = value;
   return { _id: ID.encode(_id), ...convert(data, 'encode'), created: { at: MOMENT.encode(created.at), by: ID.encode(created.by) } };
 }
 
@@ -86,11 +88,13 @@ function decoded(stored: Document | Uint8Array): Document {
   return stored instanceof Uint8Array ? BSON.deserialize(stored) : stored;
 }
 
-function decodeValue(raw: Document | Uint8Array): Value {
-  const { _id, created, ...data } = decoded(raw);
+function decodeValue(name: string, raw: Document | Uint8Array): Value {
+  // Documents written before issue 21 still hold `type`: the property's name wins either way.
+  const { _id, type: _stored, created, ...data } = decoded(raw);
   return {
     _id: ID.decode(_id) as string,
-    ...(convert(data, 'decode') as Omit<Value, '_id' | 'created'>),
+    type: name,
+    ...(convert(data, 'decode') as Omit<Value, '_id' | 'type' | 'created'>),
     created: { at: MOMENT.decode(created.at) as string, by: ID.decode(created.by) as string },
   };
 }
@@ -123,7 +127,7 @@ export function fromDocument(document: Document): { entity: Entity; version: num
   const properties = newProperties();
   for (const [name, values] of Object.entries(document)) {
     if (name === '_id' || name.startsWith('__') || !Array.isArray(values)) continue;
-    properties[name] = values.map(decodeValue);
+    properties[name] = values.map((value) => decodeValue(name, value));
   }
   return { entity: { _id: (document._id as ObjectId).toHexString(), properties }, version: Number(document.__v ?? 0) };
 }

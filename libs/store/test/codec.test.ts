@@ -57,7 +57,7 @@ describe('codec: every value type survives entity → document → entity', () =
 });
 
 describe('codec: the stored form of each value field', () => {
-  it('stores ids and references as ObjectIds, datetimes and creation times as dates, the rest as given', () => {
+  it('stores ids and references as ObjectIds, datetimes and creation times as dates, the rest as given; not the property name again', () => {
     const created = { datetime: '2024-05-01T10:00:00.500Z', reference: TARGET };
     const stored = value('x', created);
     const document = toDocument(indexed(entityOf({ x: [stored], n: [value('n', { number: 3, language: 'en' })] }), new Set()), 1);
@@ -65,7 +65,6 @@ describe('codec: the stored form of each value field', () => {
     expect(document.x).toEqual([
       {
         _id: new ObjectId(stored._id),
-        type: 'x',
         reference: new ObjectId(TARGET),
         datetime: new Date('2024-05-01T10:00:00.500Z'),
         created: { at: new Date(AT), by: new ObjectId(PERSON) },
@@ -79,12 +78,20 @@ describe('codec: the stored form of each value field', () => {
     const file = value('f', { filename: 'a.png', filesize: 9, filetype: 'image/png' });
     expect(toDocument(indexed(entityOf({ f: [file] }), new Set()), 1).f[0]).toEqual({
       _id: new ObjectId(file._id),
-      type: 'f',
       filename: 'a.png',
       filesize: 9,
       filetype: 'image/png',
       created: { at: new Date(AT), by: new ObjectId(PERSON) },
     });
+  });
+});
+
+describe('codec: documents stored before values lost their `type` (issue 21)', () => {
+  it('decode as before, the property name giving the type whatever the stored one says', () => {
+    const stored = value('x', { string: 'kept' });
+    const document = toDocument(indexed(entityOf({ x: [stored] }), new Set()), 1);
+    const older = { ...document, x: [{ ...document.x[0], type: 'stale' }] };
+    expect(fromDocument(throughBson(older)).entity.properties.x).toEqual([stored]);
   });
 });
 
