@@ -38,11 +38,15 @@ export async function targetsOf(tenant: Tenant, ids: readonly string[], types: R
 }
 
 /**
- * What a write references, and the caller too: a new entity's `_owner` and `_created` name them,
- * and are labelled like the references the client wrote (else the worker would rewrite every new
- * entity to label them).
+ * What a write references, and, when it creates the entity, the caller too: a new entity's `_owner`
+ * and `_created` name them, and are labelled like the references the client wrote (else the worker
+ * would rewrite every new entity to label them). A change of an existing entity keeps the labels
+ * its values have, so it reads only what it newly references (issue 21: one read less per change).
  */
-export const wantedBy = (result: WriteResult, caller: Caller): string[] => [...result.references.map((r) => r.id), ...(caller.personId ? [caller.personId] : [])];
+export const wantedBy = (result: WriteResult, caller: Caller, creating = true): string[] => [
+  ...result.references.map((r) => r.id),
+  ...(creating && caller.personId ? [caller.personId] : []),
+];
 
 /**
  * The rules that need other entities, given the write's targets (`targetsOf` its `wantedBy`):
@@ -70,8 +74,9 @@ export async function checkAgainstDatabase(
   caller: Caller,
   type: CompiledType,
   types: ReadonlyMap<string, Entity>,
+  creating: boolean,
 ): Promise<Map<string, Properties>> {
-  const targets = await targetsOf(tenant, wantedBy(result, caller), types);
+  const targets = await targetsOf(tenant, wantedBy(result, caller, creating), types);
   await checkAgainstTargets(tenant, entity, result, caller, type, targets);
   return targets;
 }
