@@ -1,7 +1,6 @@
 import { parseCorsOrigins, parseRedirectUris } from '@entia/config';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { Registry } from 'prom-client';
 import type { Deps } from './deps';
 import { corsHeaders } from './http/cors';
@@ -12,7 +11,7 @@ import { createMetrics } from './http/metrics';
 import { idempotency } from './http/idempotency';
 import { mountRoutes } from './http/mount';
 import { RateLimiter } from './http/rate-limit';
-import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
 import { KeyLiveness, authenticate } from './auth/authenticate';
 import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
@@ -50,7 +49,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   app.set('query parser', 'simple');
 
   const metrics = createMetrics(registry);
-  app.use(pinoHttp({ logger, genReqId: requestId, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
+  app.use(requestLog(logger, (req) => req.url === '/healthz'));
   app.use(metrics.middleware);
   // Before admission and every guard, so every answer carries CORS headers, errors included.
   app.use(corsHeaders(parseCorsOrigins(config.CORS_ORIGINS)));

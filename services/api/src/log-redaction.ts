@@ -60,7 +60,7 @@ export function scrubUrl(url: string): string {
 const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'idempotency-key'];
 
 /**
- * pino's `redact` for every API log line. pino-http serialises each request (`req`: url, query,
+ * pino's `redact` for every API log line. The request log serialises each request (`req`: url, query,
  * headers) and response (`res`: headers, e.g. the signed `Location` of a download redirect); bodies
  * are not logged, but an error or a future log call carrying one (`body`, an `apiKey`, a `token`)
  * is covered too. URLs keep their shape and lose only their secret parameters.

@@ -5,7 +5,7 @@ import { testConfig, type TestApi } from './support';
 import { signIn, testTenant, type TestTenant } from './tenant';
 
 /**
- * Logs carry no secret (issue 14; SPEC §12): pino-http used to write every request's
+ * Logs carry no secret (issue 14; SPEC §12): the request log (pino-http then) used to write every request's
  * `Authorization` header, so each API key exchanged at /api/auth and every JWT was in the log in
  * plain text, and so was the signed `Location` of a download redirect. A whole flow runs against
  * the real app with its log captured at `trace` — key exchange, writes (a generated API key and

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // line and a header; anything else is replaced rather than echoed.
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** pino-http's id generator: reuse a safe incoming X-Request-Id or make one, and echo it back. */
+/** A request's id: a safe incoming X-Request-Id, else a new one; echoed back either way. */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
   const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();

@@ -1,0 +1,42 @@
+import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { stdSerializers, type Logger } from 'pino';
+import { requestId } from './request-id';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request's id (`X-Request-Id`), in every line logged for it. */
+    id: string;
+    /** A logger whose lines carry the request's id. */
+    log: Logger;
+  }
+}
+
+/**
+ * The request log: an id per request (`X-Request-Id`), `req.log` carrying it, and one line per
+ * answered request — `{req, res, responseTime}` (pino's standard serialisers, then `LOG_REDACTION`)
+ * as `request completed` at info, `request errored` at error for a 5xx, `request aborted` when the
+ * client left first. Not pino-http: it serialises every request into a child logger up front,
+ * whether or not a line is ever written (measured at 70 µs of CPU per request, a quarter of a
+ * cached GET's, issue 21); here the serialisers run only for a line that is written, and the
+ * child logger is made only when a handler logs.
+ */
+export function requestLog(logger: Logger, quiet: (req: IncomingMessage) => boolean): RequestHandler {
+  return (req, res, next) => {
+    const id = requestId(req, res);
+    const started = Date.now();
+    let child: Logger | undefined;
+    req.id = id;
+    Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
+    if (!quiet(req)) {
+      res.once('close', () => {
+        const failed = res.statusCode >= 500;
+        const level = failed ? 'error' : 'info';
+        if (!logger.isLevelEnabled(level)) return;
+        const message = !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed';
+        logger[level]({ req: stdSerializers.req(req), res: stdSerializers.res(res), responseTime: Date.now() - started }, message);
+      });
+    }
+    next();
+  };
+}
