@@ -4,7 +4,7 @@ import { unauthenticated } from '@entia/domain';
 import { liveKey } from '@entia/entities';
 import { problemOf } from '../http/error-handler';
 import type { HttpProblem } from '../http/problem';
-import { tokenKey, verifyToken, type Grant } from './tokens';
+import { TokenVerifier, tokenKey, type Grant } from './tokens';
 
 /** A 401 decided here rather than by a use case: answered as the domain's `unauthenticated`. */
 export const unauthorized = (detail: string) => problemOf(unauthenticated(detail));
@@ -47,12 +47,12 @@ export function grantOf(res: Response): Grant | undefined {
  * failed authentications are limited too), and a flood of forged tokens is answered 429.
  */
 export function authenticate(secret: string, keys: KeyLiveness): RequestHandler {
-  const key = tokenKey(secret);
+  const tokens = new TokenVerifier(tokenKey(secret));
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next();
     const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header);
-    const grant = match ? verifyToken(match[1]!, key) : undefined;
+    const grant = match ? tokens.verify(match[1]!) : undefined;
     if (!match) res.locals.authFailure = unauthorized('Authorization must be "Bearer <token>".');
     else if (!grant) res.locals.authFailure = unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.');
     // A database that cannot be asked is an outage (503), not the caller's failure: thrown at once.
