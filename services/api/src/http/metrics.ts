@@ -14,14 +14,28 @@ export function createMetrics(registry: Registry = new Registry()): { registry: 
     registers: [registry],
   });
 
+  // The series of each (method, route, status), found by one string: prom-client would hash the
+  // label object on every observation, a measurable share of a cached GET (issue 21).
+  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${status} ${route}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method, route, status };
+      found = { count: requests.labels(labels), time: duration.labels(labels) };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   const middleware: RequestHandler = (req, res, next) => {
-    const stop = duration.startTimer();
+    const started = performance.now();
     res.on('finish', () => {
       // The route pattern, never the raw path: ids in paths would explode the label set.
       const route: string = req.route?.path ?? 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      requests.inc(labels);
-      stop(labels);
+      const { count, time } = seriesOf(req.method, route, String(res.statusCode));
+      count.inc();
+      time.observe((performance.now() - started) / 1000);
     });
     next();
   };
