@@ -43,6 +43,9 @@ describe('response cache', () => {
     const second = await get(`/entity/${id}`, t.owner);
     expect([first.status, first.headers['x-cache'], second.status, second.headers['x-cache']]).toEqual([200, 'miss', 200, 'hit']);
     expect(second.body).toEqual(first.body);
+    expect(second.text).toBe(first.text);
+    expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.headers['content-type']).toBe(second.headers['content-type']);
     expect(second.headers.etag).toBe(first.headers.etag);
     expect(second.headers['cache-control']).toBe('private, no-cache');
   });

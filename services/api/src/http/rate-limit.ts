@@ -20,7 +20,8 @@ export interface RateLimitOptions {
  */
 export interface Prefetch {
   keys(req: Request, res: Response): string[] | undefined;
-  keep(res: Response, values: (string | null)[]): void;
+  /** What the keys held, as bytes (a cached body is sent as it was stored, never decoded). */
+  keep(res: Response, values: (Buffer | null)[]): void;
 }
 
 // One call counts the client's hit in its fixed window (the counter expires `windowMs` after the
@@ -36,10 +37,10 @@ local answer = {hits, ttl}
 for i = 2, #KEYS do answer[i + 1] = redis.call('GET', KEYS[i]) end
 return answer`;
 
-type Counting = Redis & { entiaCountAndRead(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<[number, number, ...(string | null)[]]> };
+type Counting = Redis & { entiaCountAndReadBuffer(keyCount: number, ...keysThenArgs: (string | number)[]): Promise<[number, number, ...(Buffer | null)[]]> };
 const scripted = new WeakSet<Redis>();
 
-/** The client's script command, defined once per connection (ioredis sends EVALSHA, EVAL on NOSCRIPT). */
+/** The client's script command, defined once per connection (ioredis sends EVALSHA, EVAL on NOSCRIPT; `…Buffer` answers bytes). */
 function counting(redis: Redis): Counting {
   if (!scripted.has(redis)) {
     redis.defineCommand('entiaCountAndRead', { lua: COUNT_AND_READ });
@@ -79,9 +80,9 @@ export class RateLimiter {
       const { breaker, windowMs, max, prefix, logger } = this.options;
       if (!breaker.available) return next();
       const reads = prefetch?.keys(req, res) ?? [];
-      let counted: [number, number, ...(string | null)[]];
+      let counted: [number, number, ...(Buffer | null)[]];
       try {
-        counted = await breaker.run((redis) => counting(redis).entiaCountAndRead(1 + reads.length, `${prefix}:rl:${this.clientOf(req, res)}`, ...reads, windowMs));
+        counted = await breaker.run((redis) => counting(redis).entiaCountAndReadBuffer(1 + reads.length, `${prefix}:rl:${this.clientOf(req, res)}`, ...reads, windowMs));
       } catch (err) {
         logger.debug({ err }, 'rate limit not counted: the request passes');
         return next();

@@ -7,7 +7,7 @@ import type { Prefetch } from './rate-limit';
 
 /** A response body ready to send, and its entity tag. */
 export interface Rendered {
-  body: string;
+  body: string | Buffer;
   etag: string;
   hit: boolean;
 }
@@ -23,7 +23,8 @@ export interface CacheAddress {
 interface Lookup {
   key: string;
   token: string;
-  stored: string | null;
+  /** `<token>\n<etag>\n<body>`, as stored. */
+  stored: Buffer | null;
 }
 
 // Larger pages are served fresh each time: one huge entry must not crowd Redis (it holds the queue).
@@ -70,7 +71,7 @@ export class ResponseCache {
         return [this.generations.keyOf(address.db, address.entity), key];
       },
       keep: (res, [token, stored]) => {
-        const lookup: Lookup = { key: res.locals.cacheKey as string, token: token ?? '0', stored: stored ?? null };
+        const lookup: Lookup = { key: res.locals.cacheKey as string, token: token?.toString() ?? '0', stored: stored ?? null };
         res.locals.cacheLookup = lookup;
       },
     };
@@ -92,11 +93,13 @@ export class ResponseCache {
   }
 }
 
-/** The stored response, if it was rendered under the current token. */
+/** The stored response, if it was rendered under the current token (tokens and tags are ASCII). */
 function cached({ token, stored }: Lookup): Rendered | undefined {
-  if (stored === null || !stored.startsWith(`${token}\n`)) return undefined;
-  const split = stored.indexOf('\n', token.length + 1);
-  return { etag: stored.slice(token.length + 1, split), body: stored.slice(split + 1), hit: true };
+  const head = token.length + 1;
+  if (stored === null || stored.length <= head || stored.toString('latin1', 0, head) !== `${token}\n`) return undefined;
+  const split = stored.indexOf(0x0a, head);
+  if (split < 0) return undefined;
+  return { etag: stored.toString('latin1', head, split), body: stored.subarray(split + 1), hit: true };
 }
 
 /**
@@ -110,7 +113,8 @@ export function sendRendered(req: Request, res: Response, rendered: Rendered): v
     res.status(304).end();
     return;
   }
-  res.type('application/json').send(rendered.body);
+  // Set in full: express adds the charset to a string body's type, not to a Buffer's (a hit).
+  res.set('Content-Type', 'application/json; charset=utf-8').send(rendered.body);
 }
 
 /**
