@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { ControlDb } from './control';
 import { EntityCollection } from './entities';
 import { HistoryCollection } from './history';
@@ -11,6 +11,8 @@ export interface StoreOptions {
   timeoutMs: number;
   /** How long finding, connecting to and hearing from the server may take before it counts as unreachable. */
   reachMs: number;
+  /** Command monitoring, which `onCommand` needs; on, the driver decodes every reply once more. */
+  monitorCommands?: boolean;
 }
 
 /**
@@ -27,6 +29,11 @@ export interface StoreOptions {
  * - reads are not retried by the driver: a retry would wait for server selection once more and
  *   double the time to the answer, and the API's clients retry a 503 themselves. Retryable
  *   writes stay on, they make a write sent twice apply once.
+ *
+ * Command monitoring only when asked for (`monitorCommands`, MONGODB_COMMAND_METRICS): then
+ * `Store.onCommand` sees what the process asks of the database (the metric `mongodb_commands_total`),
+ * at the cost of the driver decoding each reply once more for the event (about 3 µs per KiB:
+ * bench/README.md, "Load benchmark").
  */
 function clientOptions(options: StoreOptions) {
   return {
@@ -36,6 +43,7 @@ function clientOptions(options: StoreOptions) {
     heartbeatFrequencyMS: Math.max(500, Math.round(options.reachMs / 2)),
     retryReads: false,
     appName: 'entia',
+    monitorCommands: options.monitorCommands === true,
   };
 }
 
@@ -54,12 +62,19 @@ export class Store {
     private readonly options: StoreOptions,
   ) {}
 
-  static fromSettings(settings: { MONGODB_URL: string; MONGODB_CONTROL_DB: string; MONGODB_TIMEOUT_MS: number; DEPENDENCY_TIMEOUT_MS: number }): Store {
+  static fromSettings(settings: {
+    MONGODB_URL: string;
+    MONGODB_CONTROL_DB: string;
+    MONGODB_TIMEOUT_MS: number;
+    DEPENDENCY_TIMEOUT_MS: number;
+    MONGODB_COMMAND_METRICS?: boolean;
+  }): Store {
     return Store.open({
       url: settings.MONGODB_URL,
       controlDb: settings.MONGODB_CONTROL_DB,
       timeoutMs: settings.MONGODB_TIMEOUT_MS,
       reachMs: settings.DEPENDENCY_TIMEOUT_MS,
+      monitorCommands: settings.MONGODB_COMMAND_METRICS === true,
     });
   }
 
@@ -116,6 +131,17 @@ export class Store {
   /** Builds the indexes a tenant database lacks (its entities', its history's, its webhook deliveries'); resolves with the names built. */
   async ensureTenantIndexes(name: string): Promise<string[]> {
     return [...(await this.entities(name).ensureIndexes()), ...(await this.history(name).ensureIndexes()), ...(await this.deliveries(name).ensureIndexes())];
+  }
+
+  /**
+   * Calls `listener` with the name of every command this client sends: the name only, never the
+   * command (it holds the values written and the filters read). The driver's heartbeats are no
+   * commands; a readiness `ping` is. Returns the way to stop listening.
+   */
+  onCommand(listener: (name: string) => void): () => void {
+    const started = (event: CommandStartedEvent) => listener(event.commandName);
+    this.client.on('commandStarted', started);
+    return () => void this.client.off('commandStarted', started);
   }
 
   async ping(): Promise<void> {

@@ -1,6 +1,7 @@
 import { loadConfigOrExit, parseCorsOrigins } from '@entia/config';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import { countCommands, MONGODB_COMMANDS_METRIC } from '@entia/store';
+import { Counter, Registry } from 'prom-client';
 import { createApp } from './app';
 import { closeDeps, openDeps } from './deps';
 import { createLogger } from './logger';
@@ -23,6 +24,7 @@ function main(): void {
     })
     .catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
   const registry = new Registry();
+  if (config.MONGODB_COMMAND_METRICS) countCommands(deps.store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Not awaited: the API serves while indexes are built, and retries those that fail.
   const indexes = keepIndexes(deps.store, logger, indexMetrics(registry));
 

@@ -27,10 +27,8 @@ describe('cursor paging (after, next) and count=exact|none', () => {
   const N = 45;
 
   beforeAll(async () => {
-    api = testApi({ RATE_LIMIT_MAX: '1000000' });
-    // The driver's command monitoring on the API's own client, set before its first connection
-    // (as graphql-batching.test.ts does): the commands a list sends are counted, not guessed.
-    (api.deps.store.client.options as { monitorCommands: boolean }).monitorCommands = true;
+    // The driver's command monitoring on the API's own client: the commands a list sends are counted, not guessed.
+    api = testApi({ RATE_LIMIT_MAX: '1000000', MONGODB_COMMAND_METRICS: 'true' });
     api.deps.store.client.on('commandStarted', (event) => commands.push(event));
     t = await testTenant(api);
     reader = await t.newPerson('Reader');

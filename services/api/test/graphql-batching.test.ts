@@ -15,10 +15,8 @@ describe('GraphQL batching: 100 books with author and review count', () => {
   const commands: CommandStartedEvent[] = [];
 
   beforeAll(async () => {
-    api = testApi();
-    // The driver's `monitorCommands` option, set before the first connection: each connection reads
-    // it when it opens (the client's options object is where its setter puts it too).
-    (api.deps.store.client.options as { monitorCommands: boolean }).monitorCommands = true;
+    // The driver's command monitoring on the API's own client (MONGODB_COMMAND_METRICS).
+    api = testApi({ MONGODB_COMMAND_METRICS: 'true' });
     api.deps.store.client.on('commandStarted', (event) => commands.push(event));
     t = await testTenant(api);
     gql = graphqlAs(t);

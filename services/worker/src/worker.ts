@@ -3,7 +3,7 @@ import { SchemaCache, expireHistory } from '@entia/entities';
 import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
 import type { ChangeRecord } from '@entia/domain';
 import { Worker, type Job } from 'bullmq';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { workerMetrics } from './metrics';
 import { readinessProbe, type WorkerReadiness } from './readiness';
@@ -11,7 +11,7 @@ import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
 import { startSweeper } from './sweep';
 import { runPeriodically } from './periodic';
-import { DatabaseRecords, EntityWriter, RedisLeases, Store } from '@entia/store';
+import { DatabaseRecords, EntityWriter, MONGODB_COMMANDS_METRIC, RedisLeases, Store, countCommands } from '@entia/store';
 import { deliverySettings, webhookBackoff } from './webhooks/deliver';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { ObjectStore } from '@entia/files';
@@ -83,11 +83,13 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     (err) => logger.error({ err }, 'could not expire history; trying again next round'),
   );
 
+  const registry = workerMetrics(worker, queue, store.registry.pending);
+  if (config.MONGODB_COMMAND_METRICS) countCommands(store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
   let closing = false;
   return {
     worker,
-    registry: workerMetrics(worker, queue, store.registry.pending),
+    registry,
     readiness: readinessProbe(
       { mongodb: () => store.ping(), redis: () => commands.ping() },
       config.READINESS_TIMEOUT_MS,
