@@ -16,6 +16,8 @@ const packages = [
   'services/worker',
   'tools/stack',
   'tools/deploy',
+  // The benchmarks' pure parts (bench/test): what they count and how they sum a profile.
+  'bench',
 ];
 
 const moduleNameMapper = {

@@ -10,16 +10,19 @@ import { freePort, startStack, type Stack } from '@entia/stack';
 import { Store } from '@entia/store';
 import { ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { formulaCascade } from './load/cascade';
+import { costMeter } from './load/costs';
 import { readLoadOptions } from './load/options';
+import { renderProfileMarkdown, summariseProfile, type CpuProfile } from './load/profile';
 import { renderLoadMarkdown, targetsOf, type LoadResult, type ScenarioResult } from './load/report';
 import { listScenarios, scenarios, type Bench, type Scenario } from './load/scenarios';
 import { startService, type Service } from './load/services';
 import { sampleUsage, type ProcessUsage } from './load/usage';
 import { machine } from './machine';
+import { redisRoundTrips } from './load/round-trips';
 import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
   const env = process.env as Record<string, string>;
   const store = Store.open({ url: env.MONGODB_URL!, controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000, reachMs: 10_000 });
   const services: Service[] = [];
+  let closeMeter = () => {};
   let created = false;
   try {
     let world: World;
@@ -56,17 +60,22 @@ async function main(): Promise<void> {
       world = seeded.world;
       seeding = { totalMs: Math.round(seeded.report.totalMs) };
       log(`seeded in ${(seeded.report.totalMs / 1000).toFixed(0)} s`);
+      // The import labelled every reference and these types have no formulas, so the derived work it
+      // marked (each entity's referrers to recompute) would change nothing; on an engine that scans,
+      // the worker would spend many minutes on it beside the timed scenarios. Dropped, not measured.
+      const marks = await store.control.collection('pending').deleteMany({ db: options.db });
+      log(`dropped the seed's ${marks.deletedCount} marks of derived work`);
     }
     const host = await machine(store, options.db);
     log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);
 
-    const [apiPort, workerPort] = [await freePort(), await freePort()];
+    const [apiPort, workerPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
     const serviceEnv = {
       ...Object.fromEntries(['MONGODB_URL', 'MONGODB_CONTROL_DB', 'REDIS_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'JWT_SECRET'].flatMap((k) => (env[k] ? [[k, env[k]!]] : []))),
       HOST: '127.0.0.1',
       PORT: String(apiPort),
       WORKER_PORT: String(workerPort),
-      METRICS_PORT: '0',
+      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn',
       MONGODB_TIMEOUT_MS: String(options.timeoutMs),
       // An engine busy scanning may answer the driver's heartbeat late: measured, not taken for hung.
@@ -74,6 +83,8 @@ async function main(): Promise<void> {
       REDIS_PREFIX: `bench${randomBytes(4).toString('hex')}`,
       // The load generator is one client: the per-client limit would be what is measured.
       RATE_LIMIT_MAX: '1000000000',
+      // Database commands per request are counted from the services' mongodb_commands_total.
+      MONGODB_COMMAND_METRICS: 'true',
     };
     const profileDir = options.profileDir === undefined ? undefined : resolve(options.profileDir);
     services.push(await startService('api', serviceEnv, apiPort, profileDir), await startService('worker', serviceEnv, workerPort, profileDir));
@@ -87,7 +98,16 @@ async function main(): Promise<void> {
     const books = shuffled(
       (await collection.find({ '_type.reference': new ObjectId(world.types.book) }, { projection: { _id: 1 } }).toArray()).map((d) => d._id.toHexString()),
     );
-    const bench: Bench = { base, token, world, store, connections: options.connections, duration: options.duration, listRequests: options.listRequests, ids, books };
+    const costs = await costMeter({
+      apiMetrics: `http://127.0.0.1:${metricsPort}/metrics`,
+      workerMetrics: `http://127.0.0.1:${workerPort}/metrics`,
+      redisUrl: env.REDIS_URL!,
+      apiPid: api.pid,
+      workerPid: worker.pid,
+      settleMs: options.settleMs,
+    });
+    closeMeter = costs.close;
+    const bench: Bench = { base, token, world, store, connections: options.connections, duration: options.duration, listRequests: options.listRequests, ids, books, meter: costs.meter };
 
     log(`API log: ${api.logFile}; worker log: ${worker.logFile}`);
     // The first write loads the database's definitions into the API's schema cache (on an engine
@@ -100,6 +120,9 @@ async function main(): Promise<void> {
     });
     const firstWriteMs = Math.round(performance.now() - warmStarted);
     log(`first write (schema load): ${warm.status} in ${firstWriteMs} ms`);
+    // The seed leaves the worker settling its entities: waited for, not measured with the first scenario.
+    const seedSettled = await costs.settled();
+    log(seedSettled.idle ? `worker idle ${seedSettled.ms} ms after the first write` : `worker still busy after ${seedSettled.ms} ms: its figures include the seed's work`);
     const results: ScenarioResult[] = [];
     const measure = async <T>(run: () => Promise<T>) => {
       const usage = [sampleUsage(api.pid), sampleUsage(worker.pid)];
@@ -110,27 +133,44 @@ async function main(): Promise<void> {
     const runAll = async (list: Scenario[]) => {
       for (const scenario of list) {
         const { value: measured, api: apiUsage, worker: workerUsage } = await measure(() => scenario.run(bench));
-        const ceiling = scenario.ceiling ? results.find((r) => r.id === scenario.ceiling) : undefined;
+        const ratios = (scenario.ceilings ?? []).flatMap((id) => {
+          const ceiling = results.find((r) => r.id === id);
+          return ceiling ? [{ ceiling: id, ratio: Math.round((measured.perSecond / ceiling.perSecond) * 1000) / 1000 }] : [];
+        });
         results.push({
           id: scenario.id,
           title: scenario.title,
           ...measured,
-          ...(ceiling ? { ceiling: ceiling.id, ratio: Math.round((measured.perSecond / ceiling.perSecond) * 1000) / 1000 } : {}),
+          ...(ratios.length ? { ratios } : {}),
           api: apiUsage,
           worker: workerUsage,
         });
         log(`${scenario.id}: ${measured.perSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.errors} errors, API RSS ${apiUsage.maxRssMiB} MiB`);
+        if (scenario.id === 'get-cached') {
+          // Right after it, while its entries are still current: its round trips, counted apart.
+          const hot = bench.ids.slice(0, 100);
+          let i = 0;
+          const get = async () => void (await (await fetch(`${base}/api/${world.db}/entity/${hot[i++ % hot.length]}`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer());
+          results[results.length - 1]!.redisRoundTrips = await redisRoundTrips(env.REDIS_URL!, serviceEnv.REDIS_PREFIX, 50, get);
+          log(`get-cached: ${results[results.length - 1]!.redisRoundTrips} Redis round trips per request (MONITOR, 50 GETs)`);
+        }
       }
     };
     const wanted = (id: string) => options.only === undefined || options.only.includes(id);
     await runAll(scenarios(world).filter((s) => wanted(s.id)));
     let cascade: LoadResult['cascade'];
     if (wanted('cascade')) {
+      // Metered from the definitions to the settled parent: what each child cost, the worker's settling included.
+      const metering = await costs.meter();
       const { value, api: cascadeApi, worker: cascadeWorker } = await measure(() => formulaCascade(bench, options.children));
-      cascade = { ...value, api: cascadeApi, worker: cascadeWorker };
+      cascade = { ...value, api: cascadeApi, worker: cascadeWorker, costs: await metering.stop(options.children) };
       log(`cascade: ${value.children} children settled ${value.settleMs} ms after the burst; parent rewritten ${value.parentWrites} times`);
     }
     await runAll(listScenarios(world).filter((s) => wanted(s.id)));
+    // A service writes its CPU profile when it stops: stopped here, before the report that sums the API's.
+    closeMeter();
+    for (const service of services) await service.stop();
+    const profile = api.profileFile && existsSync(api.profileFile) ? summariseProfile(JSON.parse(readFileSync(api.profileFile, 'utf8')) as CpuProfile) : undefined;
 
     const result: LoadResult = {
       startedAt: startedAt.toISOString(),
@@ -140,9 +180,11 @@ async function main(): Promise<void> {
       world: { db: world.db, size: world.size, counts: world.counts, sharing: world.sharing },
       ...(seeding ? { seeding } : {}),
       firstWriteMs,
+      seedSettled,
       scenarios: results,
       ...(cascade ? { cascade } : {}),
       targets: targetsOf(results),
+      ...(profile ? { profile: renderProfileMarkdown(profile, `API CPU profile (${api.profileFile}; the whole run: use --only for one scenario)`) } : {}),
     };
     const markdown = renderLoadMarkdown(result);
     const stamp = startedAt.toISOString().replace(/:/g, '').replace(/\.\d+Z$/, 'Z');
@@ -153,6 +195,7 @@ async function main(): Promise<void> {
     process.stdout.write(markdown);
     log(`wrote ${file}.md and ${file}.json`);
   } finally {
+    closeMeter();
     for (const service of services.reverse()) await service.stop();
     if (created && !options.keep) await dropBenchDatabase(store, options.db).catch((error) => log(`could not drop ${options.db}: ${(error as Error).message}`));
     await store.close();

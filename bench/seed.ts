@@ -288,6 +288,8 @@ export async function loadWorld(store: Store, db: string): Promise<{ world: Worl
 export async function dropBenchDatabase(store: Store, db: string): Promise<void> {
   await store.database(db).dropDatabase();
   await store.registry.keys.deleteMany({ db });
+  // Its marks of derived work left would keep every later worker on the control database busy.
+  await store.control.collection('pending').deleteMany({ db });
   await store.registry.unregister(db);
 }
 

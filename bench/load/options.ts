@@ -20,6 +20,11 @@ export interface LoadOptions {
    * long, rather than a timeout.
    */
   timeoutMs: number;
+  /**
+   * The longest wait, after each scenario (and after seeding), for the API to answer every request
+   * sent and the worker to finish the work left: what they did meanwhile counts with the scenario.
+   */
+  settleMs: number;
   outDir: string;
   /**
    * Only these scenarios (ids as in the report, `cascade` for the formula cascade); all when
@@ -31,7 +36,7 @@ export interface LoadOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--size 100000] [--db bench_x] [--reuse] [--keep] [--connections 10]
-  [--duration 10] [--list-requests 20] [--children 1000] [--timeout-ms 600000] [--out bench/results]
+  [--duration 10] [--list-requests 20] [--children 1000] [--timeout-ms 600000] [--settle-ms 60000] [--out bench/results]
   [--only ceiling-http,get-cached,...] [--profile <dir>]
 Without MONGODB_URL (e.g. from .stack/env) an ephemeral local stack is started. Every option may also be
 set as BENCH_<NAME> (BENCH_SIZE, BENCH_CONNECTIONS, ...).`;
@@ -47,6 +52,7 @@ const OPTIONS = {
   'list-requests': 'string',
   children: 'string',
   'timeout-ms': 'string',
+  'settle-ms': 'string',
   out: 'string',
   only: 'string',
   profile: 'string',
@@ -69,6 +75,7 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
     listRequests: args.integer('list-requests', 20, 1),
     children: args.integer('children', 1000, 1),
     timeoutMs: args.integer('timeout-ms', 600_000, 100),
+    settleMs: args.integer('settle-ms', 60_000, 0),
     outDir: args.text('out') ?? 'bench/results',
     ...(only ? { only: only.split(',').map((id) => id.trim()) } : {}),
     ...(profileDir ? { profileDir } : {}),

@@ -1,10 +1,13 @@
 import { entityBuilder } from '@entia/entities';
 import type { ValueInput } from '@entia/domain';
 import { toDocument, type Store } from '@entia/store';
-import { createServer } from 'node:http';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import type { CeilingKind } from './ceiling-server';
 import { ObjectId } from 'mongodb';
 import { benchQueries, queryString } from '../queries';
 import { tenantOf, writeDeps, type World } from '../seed';
+import type { Meter } from './costs';
 import { driverLoad } from './driver-load';
 import { httpLoad, type HttpLoad } from './http-load';
 import type { Throughput } from './stats';
@@ -21,13 +24,15 @@ export interface Bench {
   /** Entity ids of the data set, shuffled; disjoint slices serve scenarios that must not share. */
   ids: string[];
   books: string[];
+  /** What each request through the API cost: commands and CPU time (bench/load/costs.ts). */
+  meter: Meter;
 }
 
 export interface Scenario {
   id: string;
   title: string;
-  /** The ceiling it is compared with, by id. */
-  ceiling?: string;
+  /** The ceilings it is compared with, by id. */
+  ceilings?: string[];
   run(bench: Bench): Promise<Throughput>;
 }
 
@@ -39,36 +44,46 @@ const cycle = <T>(items: readonly T[]) => {
   let i = 0;
   return () => items[i++ % items.length]!;
 };
-/** A timed scenario against the API, signed in as the data set's owner. */
+/** A timed scenario against the API, signed in as the data set's owner, metered. */
 const timedApiLoad = (bench: Bench, next: HttpLoad['next'], expect: readonly number[]) =>
-  httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next, expect });
+  httpLoad({ url: bench.base, connections: bench.connections, duration: bench.duration, headers: auth(bench), next, expect, meter: bench.meter });
 const entityCollection = (bench: Bench) => bench.store.database(bench.world.db).collection('entity');
 
-/** The bare-HTTP ceiling: a plain Node server answering the bytes of one GET entity response. */
-async function bareHttp(bench: Bench): Promise<Throughput> {
+/** The bytes of one GET entity response, as the API answers it. */
+async function entityBytes(bench: Bench): Promise<Buffer> {
   const res = await fetch(`${bench.base}/api/${bench.world.db}/entity/${bench.ids[0]}`, { headers: auth(bench) });
-  const body = Buffer.from(await res.arrayBuffer());
-  const server = createServer((_req, reply) => {
-    reply.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-    reply.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * A ceiling: a server answering the bytes of one GET entity response (`ceiling-server.ts`: bare
+ * Node `http`, or an express app with one route), in a process of its own like the API, driven for
+ * the benchmark's duration, then stopped.
+ */
+async function ceilingLoad(bench: Bench, kind: CeilingKind): Promise<Throughput> {
+  const body = await entityBytes(bench);
+  const child = fork(join(__dirname, 'ceiling-server.js'), [], { stdio: 'inherit' });
   try {
-    const { port } = server.address() as { port: number };
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message: { port: number }) => resolve(message.port));
+      child.once('exit', (code) => reject(new Error(`the ${kind} ceiling's server exited with ${code}`)));
+      child.send({ kind, body: body.toString('base64') });
+    });
     return await httpLoad({ url: `http://127.0.0.1:${port}`, connections: bench.connections, duration: bench.duration, next: () => ({ path: '/' }), expect: [200] });
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    child.kill();
   }
 }
 
 export function scenarios(world: World): Scenario[] {
   const db = (bench: Bench) => bench.world.db;
   return [
-    { id: 'ceiling-http', title: 'bare Node http server, same response bytes', run: bareHttp },
+    { id: 'ceiling-http', title: 'bare Node http server, same response bytes (own process)', run: (bench) => ceilingLoad(bench, 'http') },
+    { id: 'ceiling-express', title: 'bare express app, one route, same response bytes (own process)', run: (bench) => ceilingLoad(bench, 'express') },
     {
       id: 'get-cached',
       title: 'GET entity by id, cached (100 entities, warmed)',
-      ceiling: 'ceiling-http',
+      ceilings: ['ceiling-http', 'ceiling-express'],
       async run(bench) {
         const hot = bench.ids.slice(0, 100);
         for (const id of hot) await fetch(`${bench.base}/api/${db(bench)}/entity/${id}`, { headers: auth(bench) });
@@ -88,10 +103,12 @@ export function scenarios(world: World): Scenario[] {
     {
       id: 'get-cold',
       title: 'GET entity by id, uncached (each id read once)',
-      ceiling: 'ceiling-driver-read',
+      ceilings: ['ceiling-driver-read'],
       async run(bench) {
-        const next = cycle(bench.ids.slice(100));
-        return timedApiLoad(bench, () => ({ path: `/api/${db(bench)}/entity/${next()}` }), [200]);
+        // As many requests as there are ids left, not a duration: a second pass would be cached.
+        const cold = bench.ids.slice(100);
+        const next = cycle(cold);
+        return httpLoad({ url: bench.base, connections: bench.connections, amount: cold.length, headers: auth(bench), next: () => ({ path: `/api/${db(bench)}/entity/${next()}` }), expect: [200], meter: bench.meter });
       },
     },
     {
@@ -116,10 +133,22 @@ export function scenarios(world: World): Scenario[] {
     {
       id: 'create',
       title: 'POST entity (a review with a reference)',
-      ceiling: 'ceiling-driver-insert',
+      ceilings: ['ceiling-driver-insert'],
       async run(bench) {
         const nextBook = cycle(bench.books);
         return timedApiLoad(bench, () => ({ method: 'POST', path: `/api/${db(bench)}/entity`, body: JSON.stringify(reviewValues(bench, nextBook())) }), [201]);
+      },
+    },
+    {
+      id: 'create-plain',
+      title: 'POST entity (an author: a name, no reference)',
+      async run(bench) {
+        let n = 0;
+        const author = () => [
+          { type: '_type', reference: bench.world.types.author },
+          { type: 'name', string: `Load Author ${++n}` },
+        ];
+        return timedApiLoad(bench, () => ({ method: 'POST', path: `/api/${db(bench)}/entity`, body: JSON.stringify(author()) }), [201]);
       },
     },
     {
@@ -158,6 +187,7 @@ export function listScenarios(world: World): Scenario[] {
           connections: Math.min(bench.connections, bench.listRequests),
           amount: Math.max(bench.listRequests, 5 * bench.connections),
           headers: auth(bench),
+          meter: bench.meter,
           // POST /entity/query: never served from the response cache, as a first read is not.
           next: () => ({ method: 'POST', path: `/api/${db(bench)}/entity/query`, body: JSON.stringify({ '_type.reference': record.meta.property, limit: '1000' }) }),
           expect: [200],
@@ -175,6 +205,7 @@ export function listScenarios(world: World): Scenario[] {
           connections: Math.min(bench.connections, bench.listRequests),
           amount: Math.max(bench.listRequests, 5 * bench.connections),
           headers: auth(bench),
+          meter: bench.meter,
           next: () => ({ path: `/api/${db(bench)}/property/${next()}` }),
           expect: [200],
         });
@@ -192,6 +223,7 @@ export function listScenarios(world: World): Scenario[] {
           connections: Math.min(bench.connections, bench.listRequests),
           amount: bench.listRequests,
           headers: auth(bench),
+          meter: bench.meter,
           next: () => ({ path: `/api/${db(bench)}/entity?${query}&skip=${page++}` }),
           expect: [200],
         });

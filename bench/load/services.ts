@@ -12,6 +12,8 @@ export interface Service {
   pid: number;
   /** Where its stdout and stderr (the JSON log) go. */
   logFile: string;
+  /** With a profile directory: the CPU profile it writes there when it stops. */
+  profileFile?: string;
   stop(): Promise<void>;
 }
 
@@ -36,7 +38,8 @@ async function ready(url: string, child: ChildProcess, timeoutMs = 30_000): Prom
 export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number, profileDir?: string): Promise<Service> {
   const logFile = join(tmpdir(), `entia-bench-${name}-${process.pid}.log`);
   const log = openSync(logFile, 'w');
-  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}-${process.pid}.cpuprofile`] : [];
+  const profileName = `${name}-${process.pid}.cpuprofile`;
+  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [];
   const child = spawn(process.execPath, [...profiling, join(ROOT, 'services', name, 'dist', 'main.js')], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', log, log],
@@ -48,6 +51,7 @@ export async function startService(name: 'api' | 'worker', env: Record<string, s
     name,
     pid: child.pid!,
     logFile,
+    ...(profileDir ? { profileFile: join(profileDir, profileName) } : {}),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

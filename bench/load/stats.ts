@@ -1,4 +1,5 @@
 import { percentile } from '../measure';
+import type { RequestCosts } from './costs';
 
 /** What one scenario measured: throughput, latency percentiles (ms) and failures. */
 export interface Throughput {
@@ -13,6 +14,10 @@ export interface Throughput {
   errors: number;
   /** Status code → count, for the report. */
   statuses: Record<string, number>;
+  /** HTTP only: mean bytes per response, status line and headers included. */
+  bytesPerResponse?: number;
+  /** Through the API only: commands and CPU time per request. */
+  costs?: RequestCosts;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
