@@ -50,6 +50,8 @@ const sum = (counts: Record<string, number>, names: string[]) => Math.round(name
 
 /** A write path's commands: at most one read and one write per request, nothing else. */
 function oneReadOneWrite(goal: string, db: DbCost | undefined): Target {
+  // A write that sent no command was not counted (services without mongodb_commands_total).
+  if (db !== undefined && db.writes === 0) return { goal, measured: 'not counted', met: false };
   const others = db ? Math.round((db.total - db.reads - db.writes) * 100) / 100 : NaN;
   return {
     goal,

@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { stopWithParent } from '@entia/stack';
 
-const ROOT = join(__dirname, '..', '..', '..');
+// The services of this checkout, or of another built one (BENCH_SERVICES_ROOT): a before/after
+// comparison measures two builds with the same benchmark.
+const ROOT = process.env.BENCH_SERVICES_ROOT ?? join(__dirname, '..', '..', '..');
 
 export interface Service {
   name: string;
