@@ -147,7 +147,7 @@ describe('changeEventOf', () => {
 });
 
 describe('parseFeedQuery and parseFeedFilter', () => {
-  it.each(['sort', 'limit', 'skip', 'q'])('refuses %s, a list-only parameter, naming it', (name) => {
+  it.each(['sort', 'limit', 'skip', 'q', 'count', 'after'])('refuses %s, a list-only parameter, naming it', (name) => {
     try {
       parseFeedQuery({ [name]: '1' });
       throw new Error('not refused');

@@ -1,6 +1,6 @@
 import { invalid } from '../errors';
 import type { Filter } from '../query/ast';
-import { parseListQuery, type RawQuery } from '../query/parse';
+import { LIST_ONLY_PARAMETERS, parseListQuery, type RawQuery } from '../query/parse';
 
 /** What a change feed or a webhook selects (issue 18): filters of the list syntax, and `props` to add. */
 export interface FeedQuery {
@@ -8,12 +8,11 @@ export interface FeedQuery {
   props?: string[];
 }
 
-// A feed has no pages, order or text search: changes arrive as they happen.
-const LIST_ONLY = ['sort', 'limit', 'skip', 'q'] as const;
 
 /** A feed's query parameters: those of a list (`parseListQuery`) but for the list-only ones, refused (400). */
 export function parseFeedQuery(raw: RawQuery): FeedQuery {
-  const refused = LIST_ONLY.filter((name) => raw[name] !== undefined).map((parameter) => ({ parameter, message: 'a change feed takes filters and props only' }));
+  // A feed has no pages, order, count or text search: changes arrive as they happen.
+  const refused = LIST_ONLY_PARAMETERS.filter((name) => raw[name] !== undefined).map((parameter) => ({ parameter, message: 'a change feed takes filters and props only' }));
   if (refused.length > 0) throw invalid('The query is invalid.', refused);
   const { filters, props } = parseListQuery(raw);
   return { filters, ...(props ? { props } : {}) };

@@ -14,6 +14,9 @@ export const MAX_REGEX = 512;
 export const MAX_TERMS = 16;
 export const MAX_FILTERS = 50;
 
+/** The parameters that shape a page of a list (order, paging, counting, text search): a change feed and a reference_query take none. */
+export const LIST_ONLY_PARAMETERS = ['sort', 'limit', 'skip', 'q', 'count', 'after'] as const;
+
 /**
  * Raw query parameters as the HTTP layer hands them over: repeated keys arrive as arrays; `limit`
  * and `skip` may arrive as numbers already (the router validates them as integers).
@@ -219,7 +222,8 @@ export function rawQueryOf(text: string): RawQuery {
  */
 export function parseReferenceQuery(text: string): ListQuery {
   const raw = rawQueryOf(text);
-  const extra = Object.keys(raw).filter((key) => ['sort', 'limit', 'skip', 'q', 'props', 'count', 'after'].includes(key));
+  const refused: readonly string[] = [...LIST_ONLY_PARAMETERS, 'props'];
+  const extra = Object.keys(raw).filter((key) => refused.includes(key));
   if (extra.length > 0) throw invalid('reference_query takes filters only.', extra.map((parameter) => ({ parameter, message: 'not allowed in reference_query' })));
   return parseListQuery(raw);
 }
