@@ -9,9 +9,10 @@
 # tests start the same built files, so what CI tests is what the containers run
 # (tools/deploy/test/dockerfile.test.ts checks it).
 
-# The current Node.js LTS line. CI runs the services on the machine's Node (>= 20.19, package.json
-# "engines"); pin another line with --build-arg NODE_VERSION=24.
-ARG NODE_VERSION=26
+# The one Node.js the project runs on, exactly as `.node-version` names it: tests and CI run on that
+# same binary (tools/stack fetches it), and tools/deploy/test/node-line.test.ts holds the two equal.
+# Upgrade both together (docs/decisions.md, "One Node.js line").
+ARG NODE_VERSION=26.10.0
 
 FROM node:${NODE_VERSION}-trixie-slim AS base
 WORKDIR /app
@@ -31,6 +32,7 @@ COPY libs/entities/package.json libs/entities/
 COPY libs/files/package.json libs/files/
 COPY libs/health/package.json libs/health/
 COPY libs/jobs/package.json libs/jobs/
+COPY libs/telemetry/package.json libs/telemetry/
 COPY libs/store/package.json libs/store/
 COPY services/api/package.json services/api/
 COPY services/worker/package.json services/worker/
@@ -65,6 +67,7 @@ COPY --from=build /app/libs/entities/dist libs/entities/dist
 COPY --from=build /app/libs/files/dist libs/files/dist
 COPY --from=build /app/libs/health/dist libs/health/dist
 COPY --from=build /app/libs/jobs/dist libs/jobs/dist
+COPY --from=build /app/libs/telemetry/dist libs/telemetry/dist
 COPY --from=build /app/libs/store/dist libs/store/dist
 COPY --from=build /app/services/api/dist services/api/dist
 COPY --from=build /app/services/worker/dist services/worker/dist

@@ -10,6 +10,7 @@ const packages = [
   'libs/files',
   'libs/jobs',
   'libs/health',
+  'libs/telemetry',
   'libs/entities',
   'libs/client',
   'services/api',
@@ -21,7 +22,7 @@ const packages = [
 ];
 
 const moduleNameMapper = {
-  '^@entia/(domain|config|store|files|jobs|health|entities|client)$': '<rootDir>/libs/$1/src',
+  '^@entia/(domain|config|store|files|jobs|health|telemetry|entities|client)$': '<rootDir>/libs/$1/src',
   '^@entia/(api|worker)$': '<rootDir>/services/$1/src',
   '^@entia/stack$': '<rootDir>/tools/stack/src',
 };

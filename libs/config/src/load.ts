@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { parseCorsOrigins } from './cors';
 import { ConfigSchema, type Config } from './schema';
+import { parseJwtSecrets } from './jwt-secrets';
 import { parseOidcProviders, parseRedirectUris, parseWebauthnOrigins } from './sign-in';
 
 /** Thrown when the environment does not describe a runnable service; the message is one line. */
@@ -26,7 +27,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const candidate: Record<string, unknown> = { ...raw };
   const valid = validate(candidate);
   const found = valid ? [] : problems(validate.errors ?? [], raw);
-  const more = [corsProblem(candidate, raw), ...(valid ? signInProblems(candidate) : [])].filter((problem) => problem !== undefined);
+  const more = [corsProblem(candidate, raw), ...(valid ? signInProblems(candidate) : []), jwtSecretsProblem(candidate)].filter((problem) => problem !== undefined);
   found.push(...more);
   if (valid && more.length === 0) return candidate;
   throw new ConfigError(`invalid configuration: ${found.join('; ')}`);
@@ -44,6 +45,18 @@ function corsProblem(candidate: Record<string, unknown>, raw: Record<string, str
     return undefined;
   } catch (error) {
     return `CORS_ORIGINS ${(error as Error).message}`;
+  }
+}
+
+/** JWT_SECRETS / JWT_SECRET beyond their types (issue 22): one of them, well formed (`parseJwtSecrets`). */
+function jwtSecretsProblem(candidate: Record<string, unknown>): string | undefined {
+  const { JWT_SECRET, JWT_SECRETS } = candidate;
+  if (typeof JWT_SECRET !== 'string' || typeof JWT_SECRETS !== 'string') return undefined;
+  try {
+    parseJwtSecrets({ JWT_SECRET, JWT_SECRETS });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 
@@ -87,9 +100,9 @@ function expectation(name: SettingName, error: ErrorObject): string {
   return schema.anyOf ? `must be one of ${schema.anyOf.map((s) => s.const).join('|')}` : (error.message ?? 'is invalid');
 }
 
-// Secrets never reach a log line, not even when they are wrong.
+// Secrets never reach a log line, not even when they are wrong; nor do connection strings, which may hold a password.
 function shown(name: string, value: string | undefined): string {
-  return value === undefined || /SECRET|ACCESS_KEY|OIDC_PROVIDERS/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
+  return value === undefined || /SECRET|ACCESS_KEY|OIDC_PROVIDERS|REDIS_URL|MONGODB_URL/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
 }
 
 /**

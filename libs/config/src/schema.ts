@@ -56,8 +56,16 @@ export const ConfigSchema = Type.Object({
       'How long MongoDB, Redis or object storage may take to connect, to be found, or to answer a Redis command or a storage request before it counts as unreachable and the request is answered 503.',
   }),
   JWT_SECRET: Type.String({
-    minLength: 32,
-    description: 'HS256 secret signing the JWTs; at least 32 characters, the same on every API process.',
+    default: 'none',
+    minLength: 1,
+    description:
+      'HS256 secret signing and verifying the JWTs, at least 32 characters, the same on every API process; the same as JWT_SECRETS=default:<secret>. Set this or JWT_SECRETS, not both.',
+  }),
+  JWT_SECRETS: Type.String({
+    default: 'none',
+    minLength: 1,
+    description:
+      'HS256 secrets for rotating without downtime: comma-separated kid:secret (kid 1-32 of A-Z a-z 0-9 _ -, secret at least 32 characters, at most 8 entries); the first signs new tokens, every one verifies tokens carrying its kid. Set this or JWT_SECRET, not both.',
   }),
   KEY_RECHECK_MS: Type.Integer({
     default: 30000,
@@ -65,7 +73,16 @@ export const ConfigSchema = Type.Object({
     maximum: 60000,
     description: 'How long a token\'s API key is known to be live before it is looked up again: revocation takes effect within this time.',
   }),
-  REDIS_URL: Type.String({ pattern: '^rediss?://', description: 'Redis for queues, cache and rate limits.' }),
+  REDIS_URL: Type.String({
+    pattern: '^rediss?://',
+    description: 'Redis for what must not be lost: queues, write leases, idempotency records, change logs, webhook and sign-in state (maxmemory-policy noeviction).',
+  }),
+  CACHE_REDIS_URL: Type.String({
+    default: 'REDIS_URL',
+    pattern: '^(REDIS_URL|rediss?://.+)$',
+    description:
+      'Redis for what may be lost: cached GET responses, their generation tokens and the rate-limit counters (an evicting policy such as allkeys-lru suits it); REDIS_URL: the same server as REDIS_URL.',
+  }),
   S3_ENDPOINT: Type.String({ pattern: '^https?://[^/]+/?$', description: 'S3/MinIO endpoint URL, e.g. http://127.0.0.1:9000.' }),
   S3_ACCESS_KEY: Type.String({ minLength: 1, description: 'S3 access key.' }),
   S3_SECRET_KEY: Type.String({ minLength: 1, description: 'S3 secret key.' }),
@@ -171,6 +188,12 @@ export const ConfigSchema = Type.Object({
     minimum: 100,
     maximum: 60000,
     description: 'Time each dependency gets to answer a /readyz probe.',
+  }),
+  SCHEMA_RECHECK_MS: Type.Integer({
+    default: 5000,
+    minimum: 100,
+    maximum: 300000,
+    description: 'While the stored schema is older than this version needs (or unread), how often the API and the worker read it again: they start serving this long at most after `entia-admin migrate` has finished.',
   }),
   WRITE_WAIT_MS: Type.Integer({
     default: 10000,
@@ -288,6 +311,33 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 600000,
     description: 'Grace period on SIGTERM: requests in flight (API) and running jobs (worker) finish within it; the process has exited by then (code 1 if it cut them short).',
+  }),
+  // Traces (issue 22): the standard OpenTelemetry variables, as far as Entia reads them.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.String({
+    default: 'none',
+    pattern: '^(none|https?://[^\\s?#]+)$',
+    description:
+      'OTLP/HTTP collector base URL (traces go to <url>/v1/traces); setting it (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns tracing on. none: nothing of the OpenTelemetry SDK is loaded.',
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.String({
+    default: 'none',
+    pattern: '^(none|https?://[^\\s?#]+)$',
+    description: 'Full OTLP/HTTP traces URL (used as given, e.g. http://collector:4318/v1/traces); wins over OTEL_EXPORTER_OTLP_ENDPOINT.',
+  }),
+  OTEL_SERVICE_NAME: Type.String({
+    default: 'none',
+    pattern: '^[A-Za-z0-9._/-]{1,128}$',
+    description: 'service.name of the spans; none: entia-api for the API, entia-worker for the worker.',
+  }),
+  OTEL_TRACES_SAMPLER: Type.Union(
+    ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'].map((s) => Type.Literal(s)),
+    { default: 'parentbased_always_on', description: 'Which traces are kept (OpenTelemetry\'s standard samplers); parentbased_* follow a caller\'s traceparent.' },
+  ),
+  OTEL_TRACES_SAMPLER_ARG: Type.Number({
+    default: 1,
+    minimum: 0,
+    maximum: 1,
+    description: 'The ratio of traces kept by the traceidratio samplers (0 to 1).',
   }),
 });
 

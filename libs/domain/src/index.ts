@@ -77,3 +77,4 @@ export { parseFeedFilter, parseFeedQuery, type FeedQuery } from './changes/feed-
 export { MAX_WEBHOOK_URL, MIN_WEBHOOK_SECRET, assertMayManageWebhooks, checkWebhook, isWebhookEntity, webhookOf, webhookUrlProblem, type Webhook } from './webhooks';
 export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-delivery';
 export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSettings, type ProviderProfile, type SignInSettings } from './sign-in-settings';
+export { schemaVerdict, type SchemaVerdict } from './schema-version';

@@ -1,5 +1,5 @@
 import { DATABASE_SPELLING_PATTERN, bootstrapDatabase, indexed, isDatabaseName, type MetaTypes } from '@entia/domain';
-import { newId, type Store } from '@entia/store';
+import { SCHEMA_VERSION, SchemaRecords, newId, type Store } from '@entia/store';
 import { generateApiKey } from './api-keys';
 import { historyRows } from './write/effects';
 
@@ -34,6 +34,9 @@ export async function createDatabase(store: Store, name: string, ownerName: stri
 
   const registry = store.registry;
   await registry.ensureIndexes();
+  // The first database of an installation makes it one at this code's schema version (its indexes
+  // and documents are made current here); an existing installation is left to `entia-admin migrate`.
+  await new SchemaRecords(store.control).claimFresh(SCHEMA_VERSION);
   if ((await store.database(name).listCollections({}, { nameOnly: true }).toArray()).length > 0) {
     throw new CreateDatabaseError(`database "${name}" already exists`);
   }

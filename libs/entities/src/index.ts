@@ -24,3 +24,5 @@ export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type Thumb
 export { feedQueryOf } from './feed';
 export { checkWebhookWrite, webhookDeliveries } from './webhooks';
 export { FORGET_AFTER_MS, publishIntended } from './publish-intended';
+export * from './admin';
+export * from './backup';

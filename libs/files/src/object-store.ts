@@ -2,9 +2,11 @@ import {
   CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
@@ -12,6 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
+import { Readable } from 'node:stream';
 
 export interface ObjectStoreOptions {
   endpoint: string;
@@ -39,6 +42,12 @@ function unreachable(error: unknown): boolean {
   // TimeoutError: connectionTimeout or requestTimeout (throwOnRequestTimeout); AbortError: the call's own bound.
   if (name === 'TimeoutError' || name === 'AbortError') return true;
   return typeof code === 'string' && NETWORK_CODES.has(code);
+}
+
+/** An object as a listing shows it. */
+export interface ListedObject {
+  key: string;
+  size: number;
 }
 
 /** What `stat` tells of a stored object. */
@@ -310,4 +319,92 @@ export class ObjectStore {
   async remove(key: string): Promise<void> {
     await this.guard((options) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), options));
   }
+
+  /**
+   * Every object whose key starts with `prefix`, a page (up to 1000, S3's page size) at a time, in
+   * key order. Each page is one bounded call, so a large prefix is listed without holding it all.
+   */
+  async *list(prefix: string): AsyncGenerator<ListedObject[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.guard((options) =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }), options),
+      );
+      const objects = (page.Contents ?? []).filter((object) => object.Key !== undefined);
+      if (objects.length > 0) yield objects.map((object) => ({ key: object.Key!, size: object.Size ?? 0 }));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /**
+   * Removes every object under `prefix`, a listed page per delete call; resolves with how many were
+   * removed. Safe to run again after a failure: what is gone is no longer listed.
+   */
+  async removePrefix(prefix: string): Promise<number> {
+    let removed = 0;
+    for await (const page of this.list(prefix)) {
+      const done = await this.guard((options) =>
+        this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: page.map(({ key }) => ({ Key: key })), Quiet: true } }), options),
+      );
+      const failed = done.Errors ?? [];
+      if (failed.length > 0) throw new Error(`object storage refused to delete ${failed.length} object(s) under ${prefix}: ${failed[0]?.Code ?? 'unknown error'}`);
+      removed += page.length;
+    }
+    return removed;
+  }
+
+  /**
+   * An object's bytes as a stream, with what it was stored with; undefined when there is none.
+   * For copying objects of any size (export, import): nothing is held in memory. `timeoutMs`
+   * bounds the whole transfer (the body is aborted when it runs out), so pass one that fits the
+   * object, not the per-call default.
+   */
+  async readStream(key: string, timeoutMs: number): Promise<StoredObjectStream | undefined> {
+    try {
+      return await this.guard(async (options) => {
+        const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), options);
+        const body = (answer.Body as Readable | undefined) ?? Readable.from([]);
+        return {
+          body,
+          size: answer.ContentLength ?? 0,
+          contentType: answer.ContentType ?? 'application/octet-stream',
+          ...(answer.ContentDisposition ? { contentDisposition: answer.ContentDisposition } : {}),
+        };
+      }, timeoutMs);
+    } catch (error) {
+      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Stores a stream of exactly `size` bytes under `key` (replacing what was there), private, with
+   * its content type and disposition. One PUT (S3 takes up to 5 GB so), bounded by `timeoutMs`.
+   */
+  async writeStream(key: string, body: Readable, meta: { size: number; contentType: string; contentDisposition?: string }, timeoutMs: number): Promise<void> {
+    await this.guard(
+      (options) =>
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: body,
+            ContentType: meta.contentType,
+            ContentLength: meta.size,
+            ...(meta.contentDisposition ? { ContentDisposition: meta.contentDisposition } : {}),
+            ACL: 'private',
+          }),
+          options,
+        ),
+      timeoutMs,
+    );
+  }
+}
+
+/** An object being read as a stream (`readStream`). */
+export interface StoredObjectStream {
+  body: Readable;
+  size: number;
+  contentType: string;
+  contentDisposition?: string;
 }

@@ -59,6 +59,16 @@ export class RedisBreaker {
     });
   }
 
+  /**
+   * No more probing: the client is being closed. Needed besides `end`: a client disconnected while
+   * it was reconnecting to a Redis that is away never emits `end`, and each probe's PING would keep
+   * the process alive for another command timeout, forever.
+   */
+  stop(): void {
+    this.ended = true;
+    clearTimeout(this.probe);
+  }
+
   /** False while Redis is known to be away: callers skip what Redis only speeds up. */
   get available(): boolean {
     return !this.down;

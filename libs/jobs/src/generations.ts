@@ -14,6 +14,11 @@ import type { RedisBreaker } from './breaker';
  * A token is a fresh random word, not a counter: entity tokens expire (there is one per written
  * entity), and a counter restarting at 1 could meet an entry of its previous life.
  *
+ * A token that is missing — never set, expired, or evicted by a cache Redis that may evict
+ * (CACHE_REDIS_URL, issue 22) — matches nothing: no entry is read or stored under "no token". A
+ * reader that finds none `claim`s a fresh one (only if still none: a writer's token always wins)
+ * and stores under that, so an entry made before an eviction can never be taken for current.
+ *
  * Every call goes through the breaker: while Redis is away they fail at once (`RedisUnavailableError`).
  */
 export class Generations {
@@ -52,15 +57,32 @@ export class Generations {
 
   /**
    * The key of the token a cached list of `db` (`id` undefined) or a cached entity is keyed by, read
-   * by the response cache in its own round trip. An entity as returned depends on its own document
-   * alone (labels and inherited rights are stored on it). A key that does not exist reads as `'0'`.
+   * by the response cache with the rate-limit count. An entity as returned depends on its own
+   * document alone (labels and inherited rights are stored on it). A missing key is no token:
+   * `claim` one before storing.
    */
   keyOf(db: string, id?: string): string {
     return id === undefined ? this.databaseKey(db) : this.entityKey(db, id);
   }
 
+  /**
+   * A fresh token for the token key `key` (from `keyOf`) that was found missing, or undefined when
+   * one was set meanwhile — by a write, whose page the caller may not have: it then stores nothing.
+   */
+  async claim(key: string): Promise<string | undefined> {
+    const fresh = token();
+    const set = await this.breaker.run((redis) => redis.set(key, fresh, 'EX', Math.max(1, this.entryTtlSeconds * 2), 'NX'));
+    return set === 'OK' ? fresh : undefined;
+  }
+
+  /** The schema token of `db`; a missing one (never set, or evicted) is replaced by a fresh one first. */
   async schema(db: string): Promise<string> {
-    return (await this.breaker.run((redis) => redis.get(this.schemaKey(db)))) ?? '0';
+    const key = this.schemaKey(db);
+    const current = await this.breaker.run((redis) => redis.get(key));
+    if (current !== null) return current;
+    // Whoever sets it first (this, another reader, a write) decides; all then read the same.
+    await this.breaker.run((redis) => redis.set(key, token(), 'NX'));
+    return (await this.breaker.run((redis) => redis.get(key))) ?? token();
   }
 }
 

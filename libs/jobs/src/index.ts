@@ -5,3 +5,4 @@ export { JobProducer, RANDOM_JOB_ID_SOURCE, randomJobId, type JobState, type Job
 export { Generations } from './generations';
 export { ChangeLog, comparePositions, type LogEntry, type Publishable, type Resume, type RetentionSettings } from './change-log';
 export { ChangeLogGroup, GroupMissing } from './change-log-group';
+export { checkEvictionPolicy, checkRedisRoles, judgePolicy, type PolicyFinding, type RedisRoleOf } from './redis-policy';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
+import { queueTelemetry } from '@entia/telemetry';
 import type { RedisBreaker } from './breaker';
 import { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName } from './queue';
 
@@ -39,7 +40,9 @@ export class JobProducer {
     prefix: string,
     onError: (error: Error) => void,
   ) {
-    this.queue = new Queue(QUEUE_NAME, { connection: breaker.redis, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+    // With tracing on (issue 22), each job carries its producer's trace context (W3C traceparent in
+    // its options) and the worker's processing span continues that trace; off, BullMQ's plain path.
+    this.queue = new Queue(QUEUE_NAME, { connection: breaker.redis, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, telemetry: queueTelemetry() });
     this.queue.on('error', onError);
   }
 

@@ -10,6 +10,8 @@ export interface DatabaseRecord {
   meta: MetaTypes;
   databaseEntity: string;
   createdAt: Date;
+  /** Set by `entia-admin delete-database` before it deletes anything: the database is no longer served. */
+  deleting?: Date;
 }
 
 /** A passkey's public part: what verifies its signatures, and the counter they must raise. */
@@ -84,6 +86,11 @@ export class ControlDb {
     return this.databases.find().toArray();
   }
 
+  /** Marks a database as being deleted (its record then resolves to nothing, `DatabaseRecords`). */
+  async markDeleting(name: string): Promise<void> {
+    await this.databases.updateOne({ _id: name }, { $set: { deleting: new Date() } });
+  }
+
   async unregister(name: string): Promise<void> {
     await this.databases.deleteOne({ _id: name });
   }
@@ -126,6 +133,11 @@ export class ControlDb {
   /** Withdraws the record of a credential whose write did not happen. */
   async removeKey(db: string, valueId: string): Promise<void> {
     await this.keys.deleteOne({ db, value: valueId });
+  }
+
+  /** Removes every credential record of a database (it is being deleted); resolves with how many. */
+  async removeKeysOf(db: string): Promise<number> {
+    return (await this.keys.deleteMany({ db })).deletedCount;
   }
 
   /** Revokes the credential of a deleted value: an identity is kept as revoked (see `revokedAt`), the others go. */

@@ -14,3 +14,18 @@ export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';
 export { WEBHOOK_DELIVERY_INDEXES, WebhookDeliveries, type DeliveryStatus, type WebhookDelivery } from './webhook-deliveries';
+export {
+  MIGRATIONS,
+  MigrationBusy,
+  SCHEMA_VERSION,
+  SchemaRecords,
+  migrate,
+  valueTypeMigration,
+  withoutValueTypes,
+  type MigrateEvent,
+  type MigrateOptions,
+  type MigrateOutcome,
+  type Migration,
+  type MigrationContext,
+  type StoredSchema,
+} from './migrations';

@@ -62,6 +62,11 @@ export class PendingWork {
     await this.clear(marks);
   }
 
+  /** Drops every mark of a database (it is being deleted); resolves with how many. */
+  async forgetDatabase(db: string): Promise<number> {
+    return (await this.marks.deleteMany({ db })).deletedCount;
+  }
+
   /** The oldest marks made before `before`: what the sweep settles. */
   due(before: Date, limit: number): Promise<PendingMark[]> {
     return this.marks.find({ at: { $lte: before } }, { sort: { at: 1 }, limit }).toArray();

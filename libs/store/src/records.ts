@@ -13,7 +13,9 @@ export class DatabaseRecords {
     const cached = this.records.get(name);
     if (cached) return cached;
     const record = await this.registry.database(name);
-    if (record) this.records.set(name, record);
+    // A database being deleted is served no more (entia-admin delete-database marks it first).
+    if (!record || record.deleting) return undefined;
+    this.records.set(name, record);
     return record;
   }
 }

@@ -1,4 +1,4 @@
-import { parseCorsOrigins, parseRedirectUris } from '@entia/config';
+import { parseCorsOrigins, parseJwtSecrets, parseRedirectUris } from '@entia/config';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { Registry } from 'prom-client';
@@ -7,12 +7,15 @@ import { corsHeaders } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { graphqlRoutes } from './graphql/route';
 import { Lifecycle, admission } from './http/lifecycle';
-import { createMetrics } from './http/metrics';
+import { schemaGuard } from './http/schema-gate';
+import type { SchemaGate } from '@entia/entities';
+import { createMetrics, dependencyGauge } from './http/metrics';
 import { idempotency } from './http/idempotency';
 import { mountRoutes } from './http/mount';
 import { RateLimiter } from './http/rate-limit';
-import { requestLog } from './http/request-log';
+import { isProbe, requestLog } from './http/request-log';
 import { KeyLiveness, authenticate } from './auth/authenticate';
+import { TokenKeys } from './auth/tokens';
 import { authRoutes } from './routes/auth';
 import { aggregateRoutes } from './routes/aggregate';
 import { changeRoutes } from './routes/changes';
@@ -21,7 +24,7 @@ import { StreamSlots } from './changes/slots';
 import { StreamTickets } from './changes/tickets';
 import { duplicateRoutes } from './routes/duplicate';
 import { entityRoutes } from './routes/entities';
-import { healthRoutes } from './routes/health';
+import { dependencyChecks, healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
 import { schemaRoutes } from './routes/schema';
@@ -38,7 +41,7 @@ import { version } from './version';
  * lifecycle it drains and the registry its own metrics (index builds) are in, and serves that
  * registry on METRICS_PORT: the app itself has no /metrics (a 404 like any unknown path).
  */
-export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), registry: Registry = new Registry()): Express {
+export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), registry: Registry = new Registry(), schema?: SchemaGate): Express {
   const { config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -49,11 +52,14 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   app.set('query parser', 'simple');
 
   const metrics = createMetrics(registry);
-  app.use(requestLog(logger, (req) => req.url === '/healthz'));
+  dependencyGauge(registry, dependencyChecks(deps), config.READINESS_TIMEOUT_MS);
+  app.use(requestLog(logger, isProbe));
   app.use(metrics.middleware);
   // Before admission and every guard, so every answer carries CORS headers, errors included.
   app.use(corsHeaders(parseCorsOrigins(config.CORS_ORIGINS)));
   app.use(admission(lifecycle));
+  // main.ts passes the schema gate: nothing is served on a schema older than the code's (issue 22).
+  if (schema) app.use(schemaGuard(schema));
   app.use(helmet());
 
   const tenants = new Tenants(deps.store, config.MONGODB_CONTROL_DB);
@@ -67,9 +73,9 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     lifecycle,
     registry,
   });
-  const limiter = new RateLimiter({ breaker: deps.breaker, logger, windowMs: config.RATE_LIMIT_WINDOW_MS, max: config.RATE_LIMIT_MAX, prefix: config.REDIS_PREFIX });
+  const limiter = new RateLimiter({ breaker: deps.cacheBreaker, logger, windowMs: config.RATE_LIMIT_WINDOW_MS, max: config.RATE_LIMIT_MAX, prefix: config.REDIS_PREFIX });
   const routes = [
-    ...healthRoutes(deps, lifecycle),
+    ...healthRoutes(deps, lifecycle, schema),
     ...authRoutes(deps),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
@@ -86,9 +92,9 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   mountRoutes(app, [...routes, openApiRoute(routes, version)], {
     lifecycle,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),
+    authenticate: authenticate(TokenKeys.fromConfig(config), new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),
     rateLimit: (prefetch) => limiter.guard(prefetch),
-    idempotency: idempotency({ redis: deps.breaker, prefix: config.REDIS_PREFIX, secret: config.JWT_SECRET, logger }),
+    idempotency: idempotency({ redis: deps.breaker, prefix: config.REDIS_PREFIX, secrets: parseJwtSecrets(config).map(({ secret }) => secret), logger }),
   });
 
   app.use(notFound);

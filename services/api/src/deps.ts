@@ -2,7 +2,7 @@ import type { Config } from '@entia/config';
 import type { ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
 import { SchemaCache, type EntitiesDeps } from '@entia/entities';
-import { ChangeLog, Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
+import { ChangeLog, Generations, JobProducer, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -15,9 +15,13 @@ import { ChangeHub } from './changes/hub';
 export interface Deps extends EntitiesDeps {
   config: Config;
   logger: Logger;
+  /** REDIS_URL: what must not be lost (queues, leases, idempotency records, change logs, sign-in state). */
   redis: Redis;
   /** Request-path Redis calls go through it: while Redis is away they fail (or are skipped) at once. */
   breaker: RedisBreaker;
+  /** CACHE_REDIS_URL: what may be lost (cached responses, generation tokens, rate-limit counts); `redis` when unset. */
+  cacheRedis: Redis;
+  cacheBreaker: RedisBreaker;
   objects: ObjectStore;
   /** Reads the change logs for this process's change streams. */
   hub: ChangeHub;
@@ -27,8 +31,14 @@ export function openDeps(config: Config, logger: Logger): Deps {
   const onRedisError = (error: Error) => logger.debug({ err: error }, 'redis connection error');
   const redis = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
   const breaker = new RedisBreaker(redis, { onChange: redisStateLogger(logger) });
+  const separateCache = config.CACHE_REDIS_URL !== 'REDIS_URL';
+  const cacheRedis = separateCache ? createRedis(config.CACHE_REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS) : redis;
+  const cacheBreaker = separateCache ? new RedisBreaker(cacheRedis, { onChange: redisStateLogger(logger, 'the cache\'s ') }) : breaker;
+  // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
+  void checkRedisRoles(redis, cacheRedis, logger);
   const store = Store.fromSettings(config);
-  const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  // On the cache's Redis, with the rate-limit counts: a cached GET reads the token, the entry and the count in one call.
+  const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const changes = changeLogOf(config, breaker);
   const leases = new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS });
   return {
@@ -39,6 +49,8 @@ export function openDeps(config: Config, logger: Logger): Deps {
     leases,
     redis,
     breaker,
+    cacheRedis,
+    cacheBreaker,
     jobs: new JobProducer(breaker, config.REDIS_PREFIX, onRedisError),
     objects: ObjectStore.fromSettings(config),
     generations,
@@ -55,12 +67,15 @@ function changeLogOf(config: Config, breaker: RedisBreaker): ChangeLog<ChangeRec
 }
 
 /** One line when Redis goes away and one when it is back, rather than one per failed request. */
-function redisStateLogger(logger: Logger): (available: boolean, reason: string) => void {
+function redisStateLogger(logger: Logger, which = ''): (available: boolean, reason: string) => void {
   return (available, reason) =>
-    available ? logger.info('redis is back: request paths use it again') : logger.warn({ reason }, 'redis unavailable: writes answer 503, rate limits and the cache are skipped');
+    available ? logger.info(`${which}redis is back: request paths use it again`) : logger.warn({ reason }, `${which}redis unavailable: writes answer 503, rate limits and the cache are skipped`);
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await Promise.allSettled([deps.jobs.close(), deps.store.close(), deps.hub.close()]);
+  deps.breaker.stop();
+  deps.cacheBreaker.stop();
   deps.redis.disconnect();
+  if (deps.cacheRedis !== deps.redis) deps.cacheRedis.disconnect();
 }

@@ -1,3 +1,5 @@
+// First: tracing must be in place before the modules it instruments load (./tracing).
+import './tracing';
 import { loadConfigOrExit, parseCorsOrigins } from '@entia/config';
 import type { AddressInfo } from 'node:net';
 import { countCommands, MONGODB_COMMANDS_METRIC } from '@entia/store';
@@ -5,11 +7,13 @@ import { Counter, Registry } from 'prom-client';
 import { createApp } from './app';
 import { closeDeps, openDeps } from './deps';
 import { createLogger } from './logger';
-import { indexMetrics, keepIndexes } from './admin/indexes';
+import { SchemaGate } from '@entia/entities';
+import { schemaMetrics } from './http/schema-gate';
 import { Lifecycle } from './http/lifecycle';
 import { createHttpServer } from './http/server';
 import { metricsServer } from './metrics-server';
 import { drainOnSignal } from './shutdown';
+import { stopTracing } from '@entia/telemetry';
 
 function main(): void {
   const config = loadConfigOrExit('entia-api');
@@ -25,13 +29,14 @@ function main(): void {
     .catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
   const registry = new Registry();
   if (config.MONGODB_COMMAND_METRICS) countCommands(deps.store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
-  // Not awaited: the API serves while indexes are built, and retries those that fail.
-  const indexes = keepIndexes(deps.store, logger, indexMetrics(registry));
+  // Indexes and data migrations are `entia-admin migrate`'s (issue 22): the API only reads the
+  // stored schema version, and serves nothing while it is older than this code's (re-read every SCHEMA_RECHECK_MS).
+  const schema = new SchemaGate(deps.store, logger, { intervalMs: config.SCHEMA_RECHECK_MS, onChange: schemaMetrics(registry) }).start();
 
   const lifecycle = new Lifecycle();
-  const server = createHttpServer(createApp(deps, lifecycle, registry), { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, logger });
+  const server = createHttpServer(createApp(deps, lifecycle, registry, schema), { requestTimeoutMs: config.REQUEST_TIMEOUT_MS, logger });
   // Metrics on their own port, which neither the Service nor the Ingress routes (docs/deployment.md).
-  const metrics = metricsServer(registry);
+  const metrics = metricsServer(registry, logger);
   for (const [what, listener, port] of [
     ['API', server, config.PORT],
     ['metrics', metrics, config.METRICS_PORT],
@@ -53,11 +58,13 @@ function main(): void {
     logger,
     graceMs: config.SHUTDOWN_TIMEOUT_MS,
     close: async () => {
-      indexes.stop();
+      schema.stop();
       // Scrapes go on while requests drain; not waited for: a scraper's keep-alive holds no work.
       metrics.close();
       metrics.closeAllConnections();
       await closeDeps(deps);
+      // The spans of the last requests, still buffered (none when tracing is off).
+      await stopTracing();
     },
   });
 }

@@ -65,19 +65,19 @@ describe('create-database (SPEC §4, §12)', () => {
     const first = JSON.parse((await createDatabase(db, '--json')).stdout);
     const again = await createDatabase(db, '--json');
     expect(again.code).toBe(1);
-    expect(again.stderr).toBe(`create-database: database "${db}" already exists\n`);
+    expect(again.stderr).toBe(`entia-admin create-database: database "${db}" already exists\n`);
     expect((await request(api.app).get('/api/auth').set('Authorization', `Bearer ${first.apiKey}`)).status).toBe(200);
   });
 
   it.each(['ab', 'Upper', 'admin', 'auth', '1abc', 'a-b-c'])('refuses the name %j', async (bad) => {
     const result = await createDatabase(bad);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^create-database: ".*" is not a valid database name/);
+    expect(result.stderr).toMatch(/^entia-admin create-database: ".*" is not a valid database name/);
   });
 
   it('explains its usage when the name is missing', async () => {
     const result = await createDatabase();
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^usage: create-database <name>/);
+    expect(result.stderr).toMatch(/^entia-admin create-database: missing the database name\nusage: entia-admin create-database <name>/);
   });
 });

@@ -3,6 +3,8 @@ import express from 'express';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { KeyLiveness, authenticate } from '../src/auth/authenticate';
+import { TokenKeys } from '../src/auth/tokens';
+import { parseJwtSecrets } from '@entia/config';
 import { errorHandler } from '../src/http/error-handler';
 import { idempotency } from '../src/http/idempotency';
 import { mountRoutes } from '../src/http/mount';
@@ -75,9 +77,9 @@ describe('Idempotency-Key while the first request runs, and after it failed', ()
       ],
       {
         bodyLimit: config.BODY_LIMIT_BYTES,
-        authenticate: authenticate(config.JWT_SECRET, new KeyLiveness(api.deps.store, config.KEY_RECHECK_MS)),
+        authenticate: authenticate(TokenKeys.fromConfig(config), new KeyLiveness(api.deps.store, config.KEY_RECHECK_MS)),
         rateLimit: () => (_req, _res, next) => next(),
-        idempotency: idempotency({ redis: api.deps.breaker, prefix: config.REDIS_PREFIX, secret: config.JWT_SECRET, logger }),
+        idempotency: idempotency({ redis: api.deps.breaker, prefix: config.REDIS_PREFIX, secrets: parseJwtSecrets(config).map(({ secret }) => secret), logger }),
         lifecycle: new Lifecycle(),
       },
     );

@@ -37,7 +37,8 @@ describe('the API process serves its metrics on METRICS_PORT, not on PORT', () =
     const text = await res.text();
     expect(text).toMatch(/^http_requests_total\{method="GET",route="\/api\/openapi.json",status="200"\} [1-9]\d*$/m);
     expect(text).toMatch(/^http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]\d*$/m);
-    expect(text).toMatch(/^entia_index_definitions_missing /m);
+    // The schema gate (issue 22): ready means serving, so the stored schema is not behind.
+    expect(text).toMatch(/^entia_schema_behind 0$/m);
     expect(text).toMatch(/^process_resident_memory_bytes /m);
   });
 

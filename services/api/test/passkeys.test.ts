@@ -71,6 +71,8 @@ describe('passkey routes: bad input', () => {
     const options = await request(api.app).post(`/api/${t.db}/passkeys/options`).set('Authorization', t.owner.auth).send({});
     expect(options.status).toBe(200);
     expect(options.body).toMatchObject({ rp: { id: 'localhost', name: 'Entia' }, authenticatorSelection: { residentKey: 'required' }, attestation: 'none' });
+    // The same algorithms on every Node (EdDSA, ES256, RS256): none the runtime verifies only experimentally.
+    expect(options.body.pubKeyCredParams.map((p: { alg: number }) => p.alg)).toEqual([-8, -7, -257]);
 
     const forged = await request(api.app)
       .post(`/api/${t.db}/passkeys`)

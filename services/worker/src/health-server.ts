@@ -14,6 +14,14 @@ export function healthServer({ readiness, registry }: HealthSource, logger?: Log
   return createServer((req, res) => {
     const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
     const path = (req.url ?? '/').split('?')[0];
+    // Probes and scrapes, every few seconds per pod: logged at debug (as the API's are), with the
+    // path only and no headers (a scraper may send a bearer token).
+    if (logger?.isLevelEnabled('debug')) {
+      const started = Date.now();
+      res.once('close', () =>
+        logger.debug({ req: { method: req.method, url: path }, res: { statusCode: res.statusCode }, responseTime: Date.now() - started }, 'request completed'),
+      );
+    }
     if (req.method !== 'GET') return send(405, 'application/json', JSON.stringify({ status: 405 }));
     if (path === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {

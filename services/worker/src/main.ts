@@ -1,8 +1,11 @@
+// First: tracing must be in place before the modules it instruments load (./tracing).
+import './tracing';
 import { loadConfigOrExit } from '@entia/config';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { healthServer } from './health-server';
 import { startWorker } from './worker';
+import { stopTracing } from '@entia/telemetry';
 
 function main(): void {
   const config = loadConfigOrExit('entia-worker');
@@ -24,6 +27,8 @@ function main(): void {
     }, config.SHUTDOWN_TIMEOUT_MS);
     const finished = await running.close();
     server.close();
+    // The spans of the last jobs, still buffered (none when tracing is off).
+    await stopTracing();
     clearTimeout(deadline);
     // 1 when jobs were cut short (Redis went away under them): they run again elsewhere.
     logger.info({ finished }, 'stopped');

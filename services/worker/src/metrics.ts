@@ -1,15 +1,30 @@
 import type { Worker } from 'bullmq';
 import type { JobProducer } from '@entia/jobs';
 import type { PendingWork } from '@entia/store';
+import { DEPENDENCY_UP_METRIC, measureDependencies, type Check } from '@entia/health';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * Job durations and failures observed on `worker`; the queue's depth and the derived work still
- * pending (entities marked, and how long the oldest has waited) read at scrape time.
+ * Job durations and failures observed on `worker`; the queue's depth, the derived work still
+ * pending (entities marked, and how long the oldest has waited) and whether MongoDB and Redis
+ * answer (`entia_dependency_up`) read at scrape time.
  */
-export function workerMetrics(worker: Worker, queue: JobProducer, pending: PendingWork): Registry {
+export function workerMetrics(
+  worker: Worker,
+  queue: JobProducer,
+  pending: PendingWork,
+  dependencies: { checks: Record<string, Check>; timeoutMs: number },
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // From the checks /readyz asks, at scrape time: readiness stays 200 through an outage.
+  new Gauge({
+    ...DEPENDENCY_UP_METRIC,
+    registers: [registry],
+    async collect() {
+      await measureDependencies(dependencies.checks, dependencies.timeoutMs, (dependency, up) => this.set({ dependency }, up));
+    },
+  });
   const duration = new Histogram({
     name: 'entia_job_duration_seconds',
     help: 'Time from a job starting to it completing or failing.',

@@ -18,12 +18,20 @@ export interface WorkerReadiness {
  * that, a dependency that is down makes it `degraded`, still 200: every replica shares it, and
  * taking them all out of service at once would only block node drains and rollouts.
  */
-export function readinessProbe(checks: Record<string, Check>, timeoutMs: number, running: () => boolean): () => Promise<WorkerReadiness> {
+export function readinessProbe(
+  checks: Record<string, Check>,
+  timeoutMs: number,
+  running: () => boolean,
+  /** Why jobs are held back although the worker could run (the stored schema is older than the code's). */
+  held: () => string | undefined = () => undefined,
+): () => Promise<WorkerReadiness> {
   let started = false;
   return async () => {
     const { checks: states, failures } = await probe(checks, timeoutMs);
     const down = Object.keys(failures);
     started ||= down.length === 0;
+    const reason = held();
+    if (reason !== undefined) return { ready: false, body: { status: 'unavailable', checks: states, detail: reason }, failures };
     if (!running()) return { ready: false, body: { status: 'unavailable', checks: states, detail: 'not taking jobs' }, failures };
     if (!started) return { ready: false, body: { status: 'unavailable', checks: states, detail: `starting: ${down.join(', ')} unreachable` }, failures };
     if (down.length > 0) return { ready: true, body: { status: 'degraded', checks: states, degraded: down }, failures };

@@ -1,6 +1,6 @@
 import type { Config } from '@entia/config';
-import { SchemaCache, expireHistory } from '@entia/entities';
-import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, createRedis } from '@entia/jobs';
+import { SchemaCache, SchemaGate, expireHistory } from '@entia/entities';
+import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
 import type { ChangeRecord } from '@entia/domain';
 import { Worker, type Job } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
@@ -15,6 +15,7 @@ import { DatabaseRecords, EntityWriter, MONGODB_COMMANDS_METRIC, RedisLeases, St
 import { deliverySettings, webhookBackoff } from './webhooks/deliver';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { ObjectStore } from '@entia/files';
+import { queueTelemetry } from '@entia/telemetry';
 
 // The retention is counted in days: looking once an hour keeps an expired history at most an hour too long.
 const HISTORY_EXPIRY_INTERVAL_MS = 60 * 60 * 1000;
@@ -42,7 +43,17 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const store = Store.fromSettings(config);
   const objects = ObjectStore.fromSettings(config);
   const queue = new JobProducer(breaker, config.REDIS_PREFIX, onRedisError);
-  const generations = new Generations(breaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
+  // The cache's tokens live on CACHE_REDIS_URL (issue 22); REDIS_URL's server when it is unset.
+  const cacheCommands = config.CACHE_REDIS_URL === 'REDIS_URL' ? commands : createRedis(config.CACHE_REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
+  const cacheBreaker =
+    cacheCommands === commands
+      ? breaker
+      : new RedisBreaker(cacheCommands, {
+          onChange: (available, reason) => (available ? logger.info('the cache\'s redis is back') : logger.warn({ reason }, 'the cache\'s redis unavailable')),
+        });
+  // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
+  void checkRedisRoles(commands, cacheCommands, logger);
+  const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const schemas = new SchemaCache(store, generations);
   const writer = new EntityWriter(store, new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS }));
   const changes = new ChangeLog<ChangeRecord>(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 });
@@ -66,40 +77,57 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     lockDuration: config.WORKER_LOCK_MS,
     stalledInterval: Math.min(config.WORKER_LOCK_MS, 30_000),
     settings: { backoffStrategy: webhookBackoff(config.WEBHOOK_BACKOFF_MS) },
+    // Tracing on (issue 22): each job's processing is a span in the trace of whoever enqueued it.
+    telemetry: queueTelemetry(),
+    // Started by the schema gate below, once the stored schema is current.
+    autorun: false,
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
-  const sweeper = startSweeper(deps, config.SWEEP_INTERVAL_MS);
-  // Changes to webhook deliveries (issue 18). A dead worker's undispatched changes are taken over
-  // after twice the job lock (a minute by default), the same notion of "this worker is gone".
-  const webhooks = new WebhookDispatcher(
-    { store, jobs: queue, changes, breaker, logger },
-    createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS),
-    { claimIdleMs: Math.max(5000, 2 * config.WORKER_LOCK_MS) },
-  ).start();
-  const historyExpiry = runPeriodically(
-    () => expireHistory(store, config.HISTORY_RETENTION_DAYS).then((expired) => expired > 0 && logger.info({ expired }, 'expired the history of deleted entities')),
-    HISTORY_EXPIRY_INTERVAL_MS,
-    (err) => logger.error({ err }, 'could not expire history; trying again next round'),
-  );
+  /** The sweep, the webhook dispatcher and the history expiry: started with the jobs. */
+  const startBackground = () => [
+    // Changes to webhook deliveries (issue 18). A dead worker's undispatched changes are taken over
+    // after twice the job lock (a minute by default), the same notion of "this worker is gone".
+    new WebhookDispatcher(
+      { store, jobs: queue, changes, breaker, logger },
+      createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS),
+      { claimIdleMs: Math.max(5000, 2 * config.WORKER_LOCK_MS) },
+    ).start(),
+    startSweeper(deps, config.SWEEP_INTERVAL_MS),
+    runPeriodically(
+      () => expireHistory(store, config.HISTORY_RETENTION_DAYS).then((expired) => expired > 0 && logger.info({ expired }, 'expired the history of deleted entities')),
+      HISTORY_EXPIRY_INTERVAL_MS,
+      (err) => logger.error({ err }, 'could not expire history; trying again next round'),
+    ),
+  ];
 
-  const registry = workerMetrics(worker, queue, store.registry.pending);
+  const checks = { mongodb: () => store.ping(), redis: () => commands.ping() };
+  const registry = workerMetrics(worker, queue, store.registry.pending, { checks, timeoutMs: config.READINESS_TIMEOUT_MS });
   if (config.MONGODB_COMMAND_METRICS) countCommands(store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
   let closing = false;
+  // No job, sweep or delivery on a schema older than the code's (issue 22): the gate re-reads the
+  // stored version every SCHEMA_RECHECK_MS and starts them once `entia-admin migrate` has brought it up.
+  const schema = new SchemaGate(store, logger, { intervalMs: config.SCHEMA_RECHECK_MS }).start();
+  let background: { stop(): Promise<unknown> }[] = [];
+  void schema.whenServing().then(() => {
+    if (closing) return;
+    background = startBackground();
+    worker.run().catch((err: unknown) => logger.error({ err }, 'the worker stopped taking jobs'));
+  });
   return {
     worker,
     registry,
     readiness: readinessProbe(
-      { mongodb: () => store.ping(), redis: () => commands.ping() },
+      checks,
       config.READINESS_TIMEOUT_MS,
       () => !closing && worker.isRunning(),
+      () => schema.reason,
     ),
     async close() {
       closing = true;
-      await webhooks.stop();
-      await sweeper.stop();
-      await historyExpiry.stop();
+      schema.stop();
+      for (const part of background) await part.stop();
       // While Redis is away no job can be acknowledged (nor the connections closed politely), and
       // BullMQ's close would wait for it indefinitely: stop waiting then. Jobs not acknowledged
       // are taken up again once their locks expire (the jobs are written to run again safely).
@@ -111,7 +139,10 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
       if (closed) await queue.close();
       else logger.warn({ active }, 'Redis is unreachable: closing without it; unacknowledged jobs run again once their locks expire');
       connection.disconnect();
+      breaker.stop();
+      cacheBreaker.stop();
       commands.disconnect();
+      if (cacheCommands !== commands) cacheCommands.disconnect();
       await store.close();
       return active === 0;
     },

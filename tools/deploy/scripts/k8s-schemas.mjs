@@ -27,6 +27,7 @@ export const KINDS = {
   'v1/Secret': ['core/v1', 'Secret'],
   'v1/Service': ['core/v1', 'Service'],
   'apps/v1/Deployment': ['apps/v1', 'Deployment'],
+  'batch/v1/Job': ['batch/v1', 'Job'],
   'autoscaling/v2/HorizontalPodAutoscaler': ['autoscaling/v2', 'HorizontalPodAutoscaler'],
   'policy/v1/PodDisruptionBudget': ['policy/v1', 'PodDisruptionBudget'],
   'networking.k8s.io/v1/Ingress': ['networking/v1', 'Ingress'],

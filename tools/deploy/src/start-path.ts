@@ -12,7 +12,7 @@ export function startCommands(repo: string): { api: string[]; worker: string[] }
   const mains = /const mains = \{([^}]*)\}/.exec(source)?.[1];
   if (!mains) throw new Error(`${file}: no \`const mains = { … }\``);
   const entries = Object.fromEntries([...mains.matchAll(/(\w+):\s*'([^']+)'/g)].map(([, key, value]) => [key!, value!]));
-  if (!/spawn\(process\.execPath, \[main\],\s*\{\s*cwd,/.test(source)) {
+  if (!/spawn\(process\.execPath, \[main(, \.\.\.args)?\],\s*\{\s*cwd,/.test(source)) {
     throw new Error(`${file}: services are no longer started as \`spawn(process.execPath, [main], { cwd, … })\``);
   }
   if (!entries.api || !entries.worker) throw new Error(`${file}: mains lacks api or worker`);

@@ -138,12 +138,13 @@ describe('docker-compose.yml', () => {
     expect([api.S3_ENDPOINT, api.S3_ACCESS_KEY, api.S3_SECRET_KEY]).toEqual(['http://minio:9000', minio.MINIO_ROOT_USER, minio.MINIO_ROOT_PASSWORD]);
   });
 
-  it('starts the API and the worker once MongoDB and Redis are healthy and the bucket exists', () => {
+  it('starts the API and the worker once MongoDB and Redis are healthy, the bucket exists and migrate has succeeded', () => {
     for (const name of ['api', 'worker']) {
       expect(service(name).depends_on).toEqual({
         mongo: expect.objectContaining({ condition: 'service_healthy' }),
         redis: expect.objectContaining({ condition: 'service_healthy' }),
         'minio-bucket': expect.objectContaining({ condition: 'service_completed_successfully' }),
+        migrate: expect.objectContaining({ condition: 'service_completed_successfully' }),
       });
     }
     // Every health-gated dependency has a healthcheck to pass.
@@ -174,9 +175,22 @@ describe('docker-compose.yml', () => {
     expect(service(name).entrypoint ?? undefined).toBeUndefined();
   });
 
+  it('runs `entia-admin migrate` once, from the API image with the API\'s settings, after MongoDB is healthy', () => {
+    const migrate = service('migrate');
+    expect([migrate.build, migrate.image]).toEqual([service('api').build, service('api').image]);
+    // `command` replaces the image's CMD only: its ENTRYPOINT (tini) stays.
+    expect([migrate.command, migrate.entrypoint ?? undefined]).toEqual([['node', 'services/api/dist/cli/admin.js', 'migrate'], undefined]);
+    expect(migrate.depends_on).toEqual({ mongo: expect.objectContaining({ condition: 'service_healthy' }) });
+    expect((migrate as { restart?: string }).restart).toBe('no');
+    const shared = ['MONGODB_URL', 'MONGODB_CONTROL_DB', 'REDIS_URL', 'REDIS_PREFIX', 'S3_BUCKET', 'JWT_SECRET'];
+    const pick = (env: Record<string, string>) => Object.fromEntries(shared.map((key) => [key, env[key]]));
+    expect(pick(environment('migrate'))).toEqual(pick(environment('api')));
+    expect(loadConfig(environment('migrate')).NODE_ENV).toBe('production');
+  });
+
   it('publishes only the API port and the storage that signed URLs name: metrics, the worker, MongoDB and Redis stay inside', () => {
     const host = Object.fromEntries(Object.keys(model.services).map((name) => [name, published(name).map(([, target]) => target)]));
-    expect(host).toEqual({ mongo: [], redis: [], minio: [9000], 'minio-bucket': [], api: [Number(environment('api').PORT)], worker: [] });
+    expect(host).toEqual({ mongo: [], redis: [], minio: [9000], 'minio-bucket': [], migrate: [], api: [Number(environment('api').PORT)], worker: [] });
     const metricsPort = Number(environment('api').METRICS_PORT);
     expect(metricsPort).toBeGreaterThan(0);
     expect(metricsPort).not.toBe(Number(environment('api').PORT));

@@ -304,4 +304,64 @@ describe('k8s/', () => {
     const minio = find('Service', 'minio');
     expect([minio.spec.type, minio.spec.externalName]).toEqual(['ExternalName', expect.stringMatching(/\./)]);
   });
+
+  describe('the migrate Job (docs/deployment.md, "Upgrading (migrations)")', () => {
+    const job = () => find('Job', 'entia-migrate');
+
+    it('runs `entia-admin migrate` from the API image, through the image\'s entrypoint, with the API\'s configuration', () => {
+      const api = find('Deployment', 'entia-api');
+      expect(container(job()).image).toBe(container(api).image);
+      // `args`, not `command`: the image's ENTRYPOINT (tini) stays; the file is the built admin CLI.
+      expect([container(job()).command, container(job()).args]).toEqual([undefined, ['node', 'services/api/dist/cli/admin.js', 'migrate']]);
+      expect(statSync(join(repo, 'services/api/src/cli/admin.ts')).isFile()).toBe(true);
+      expect(container(job()).envFrom).toEqual(container(api).envFrom);
+      const config = loadConfig({ ...containerEnv(job()), JWT_SECRET: 'k8s-test-jwt-secret-0123456789abcdef' });
+      expect(config.MONGODB_CONTROL_DB).toBe(loadConfig({ ...containerEnv(api), JWT_SECRET: 'k8s-test-jwt-secret-0123456789abcdef' }).MONGODB_CONTROL_DB);
+    });
+
+    it('is hardened like the Deployments: not root, no privileges, no service account token, bounded', () => {
+      const spec = podSpec(job());
+      expect(spec.restartPolicy).toBe('Never');
+      expect(spec.securityContext).toEqual(expect.objectContaining({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }));
+      expect(container(job()).securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(spec.automountServiceAccountToken).toBe(false);
+      expect(container(job()).resources).toEqual({ requests: { cpu: expect.any(String), memory: expect.any(String) }, limits: { memory: expect.any(String) } });
+      expect(job().spec.activeDeadlineSeconds).toBeGreaterThan(0);
+      // Retried (a run resumes), but a usage error (exit 2) fails the Job at once.
+      expect(job().spec.backoffLimit).toBeGreaterThan(0);
+      expect(job().spec.podFailurePolicy.rules).toContainEqual({ action: 'FailJob', onExitCodes: { containerName: container(job()).name, operator: 'In', values: [2] } });
+      // Never behind a Service or the PodDisruptionBudgets of the Deployments.
+      const labels = job().spec.template.metadata.labels;
+      for (const { doc } of manifests.filter(({ doc }) => doc.kind === 'Service' && doc.spec.selector)) expect([doc.metadata.name, matches(doc.spec.selector, labels)]).toEqual([doc.metadata.name, false]);
+      for (const { doc } of manifests.filter(({ doc }) => doc.kind === 'PodDisruptionBudget')) expect([doc.metadata.name, matches(doc.spec.selector.matchLabels, labels)]).toEqual([doc.metadata.name, false]);
+    });
+
+    it('reaches DNS and MongoDB through the egress policy, and takes no traffic in', () => {
+      const labels = job().spec.template.metadata.labels;
+      const policies = manifests.filter(({ doc }) => doc.kind === 'NetworkPolicy').map(({ doc }) => doc);
+      const applying = policies.filter((p) => matches(p.spec.podSelector.matchLabels ?? {}, labels));
+      const rules: Manifest[] = applying.flatMap((p) => p.spec.egress ?? []);
+      const mongodb = find('Service', 'mongodb').spec;
+      const namespace = /^[^.]+\.([^.]+)\.svc\./.exec(mongodb.externalName)![1];
+      const allows = (peer: (p: Manifest) => boolean, port: number) => rules.some((rule) => rule.to.some(peer) && rule.ports.some((p: Manifest) => p.port === port));
+      expect(allows((p) => p.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns', 53)).toBe(true);
+      expect(allows((p) => p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === namespace && p.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'mongodb', mongodb.ports[0].port)).toBe(true);
+      expect(applying.flatMap((p) => p.spec.ingress ?? [])).toEqual([]);
+    });
+
+    it('is documented in the order it must run: delete the old Job, apply this one, wait for it, then the rest', () => {
+      const whole = readFileSync(join(repo, 'docs', 'deployment.md'), 'utf8');
+      const start = whole.indexOf('## Upgrading (migrations)');
+      expect(start).toBeGreaterThanOrEqual(0);
+      const guide = whole.slice(start, whole.indexOf('\n## ', start + 1) >= 0 ? whole.indexOf('\n## ', start + 1) : undefined);
+      const steps = [
+        'kubectl -n entia delete job entia-migrate --ignore-not-found',
+        'kubectl apply -k k8s/ -l app.kubernetes.io/component=migrate',
+        'kubectl -n entia wait --for=condition=complete job/entia-migrate',
+        'kubectl apply -k k8s/\n',
+      ].map((step) => guide.indexOf(step));
+      expect(steps.every((at) => at >= 0)).toBe(true);
+      expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    });
+  });
 });

@@ -22,9 +22,9 @@ function prefixLines(stream: NodeJS.ReadableStream, out: NodeJS.WritableStream, 
   readline.createInterface({ input: stream }).on('line', (line) => out.write(`${prefix} ${line}\n`));
 }
 
-function startApp(name: string, main: string, cwd: string, env: NodeJS.ProcessEnv): App {
+function startApp(name: string, main: string, cwd: string, env: NodeJS.ProcessEnv, args: string[] = []): App {
   // detached: a terminal Ctrl-C reaches only the CLI, which then stops things in order.
-  const child = spawn(process.execPath, [main], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [main, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   prefixLines(child.stdout!, process.stdout, `[${name}]`);
   prefixLines(child.stderr!, process.stderr, `[${name}]`);
   const exited = new Promise<string>((resolve) => {
@@ -42,6 +42,20 @@ async function stopApp(app: App, graceMs = 10_000): Promise<void> {
   const timer = setTimeout(() => app.child.kill('SIGKILL'), graceMs);
   await app.exited;
   clearTimeout(timer);
+}
+
+/**
+ * `entia-admin migrate` before the API and worker, as the compose one-shot and the Kubernetes Job
+ * do (docs/deployment.md, "Upgrading (migrations)"): data kept in .stack/data from an older
+ * checkout is brought up to this one's schema, instead of the API refusing it. Resolves to why it
+ * failed, or undefined.
+ */
+async function runMigrate(main: string, cwd: string, env: NodeJS.ProcessEnv, signal: Promise<unknown>): Promise<string | undefined> {
+  const app = startApp('migrate', main, cwd, env, ['migrate']);
+  // Ctrl-C meanwhile stops it (a run cut short resumes at the next start; its lock expires).
+  const how = await Promise.race([app.exited, signal.then(() => stopApp(app).then(() => 'signal'))]);
+  if (how === 'signal') return undefined;
+  return how === 'exit code 0' ? undefined : `entia-admin migrate failed (${how}; see [migrate] output above)`;
 }
 
 async function waitReady(port: number, cancelled: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -67,7 +81,7 @@ function portFromEnv(name: string, fallback: number): number {
 
 /** `start`: the stack, then API and worker; stops in reverse order. Resolves to the exit code. */
 export async function runApp(repo: string, dataDir: string, envFile: string): Promise<number> {
-  const mains = { api: 'services/api/dist/main.js', worker: 'services/worker/dist/main.js' };
+  const mains = { api: 'services/api/dist/main.js', worker: 'services/worker/dist/main.js', admin: 'services/api/dist/cli/admin.js' };
   for (const main of Object.values(mains)) {
     if (!fs.existsSync(path.join(repo, main))) throw new StackError(`${main} not found: run \`npm run build\` first`);
   }
@@ -98,6 +112,14 @@ export async function runApp(repo: string, dataDir: string, envFile: string): Pr
   const releaseApps = keepAlive();
   const written = writeEnvFile(envFile, stack.env);
   const env = { ...process.env, ...stack.env, PORT: String(port), WORKER_PORT: String(workerPort), METRICS_PORT: String(metricsPort) };
+  const migrateFailed = await runMigrate(path.join(repo, mains.admin), repo, env, signal);
+  if (migrateFailed || received) {
+    await stack.stop();
+    written.remove();
+    releaseApps();
+    if (migrateFailed) throw new StackError(migrateFailed);
+    return 0;
+  }
   const apps = [startApp('api', path.join(repo, mains.api), repo, env), startApp('worker', path.join(repo, mains.worker), repo, env)];
   const shutdown = async (): Promise<void> => {
     await Promise.all(apps.map((a) => stopApp(a)));

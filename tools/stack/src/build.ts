@@ -9,7 +9,7 @@ import { which } from './which';
 
 /** A server we compile from Go source once per machine and keep in the cache. */
 interface BinarySpec {
-  name: 'ferretdb' | 'minio';
+  name: 'ferretdb' | 'minio' | 'promtool';
   label: string;
   version: string;
   /** Env var pointing at a prebuilt binary, which then skips the build entirely. */
@@ -27,6 +27,8 @@ interface BuildContext {
 export const FERRETDB_VERSION = 'v1.24.2';
 // The proxy serves only this pseudo-version of MinIO; other commits are refused (403).
 export const MINIO_MODULE_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+// Prometheus's Go module numbers Prometheus 3.<minor>.<patch> as v0.3<minor, 2 digits>.<patch>.
+export const PROMTOOL_MODULE_VERSION = 'v0.316.0';
 
 async function go(ctx: BuildContext, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
   const r = await runCommand(ctx.go, args, { cwd, env: { ...ctx.env, GOWORK: 'off', ...extraEnv }, logFile: ctx.logFile });
@@ -80,6 +82,29 @@ export const MINIO: BinarySpec = {
     const gobin = path.join(ctx.tmp, 'bin');
     await go(ctx, ['install', `github.com/minio/minio@${MINIO_MODULE_VERSION}`], ctx.tmp, { GOBIN: gobin });
     return path.join(gobin, 'minio');
+  },
+};
+
+/**
+ * promtool, for the tests of the alert rules and the dashboard's queries (tools/deploy/test/
+ * monitoring*.test.ts): `promtool check rules` and `promtool test rules` are Prometheus's own
+ * parser and rule evaluator, which no npm package matches.
+ */
+export const PROMTOOL: BinarySpec = {
+  name: 'promtool',
+  label: `promtool ${PROMTOOL_MODULE_VERSION}`,
+  version: PROMTOOL_MODULE_VERSION,
+  overrideEnv: 'ENTIA_PROMTOOL_BIN',
+  async build(ctx) {
+    const gobin = path.join(ctx.tmp, 'bin');
+    // The version `promtool --version` prints (v0.316.0 is Prometheus 3.16.0), stamped as a release build does.
+    const release = PROMTOOL_MODULE_VERSION.replace(/^v0\.3(\d\d)\./, (_, minor: string) => `3.${Number(minor)}.`);
+    const stamp = `-X github.com/prometheus/common/version.Version=${release}`;
+    // remove_all_sd: without the cloud service discoveries (AWS, Azure, GCE, …), which checking and
+    // testing rules never use and which are most of the build.
+    const args = ['install', '-trimpath', '-tags', 'remove_all_sd', '-ldflags', stamp, `github.com/prometheus/prometheus/cmd/promtool@${PROMTOOL_MODULE_VERSION}`];
+    await go(ctx, args, ctx.tmp, { GOBIN: gobin });
+    return path.join(gobin, 'promtool');
   },
 };
 

@@ -5,20 +5,25 @@ import { ensureBinary, FERRETDB, MINIO } from './build';
 import { writeEnvFile } from './envfile';
 import { StackError, errorMessage } from './errors';
 import { seconds, stderrLog } from './log';
+import { ensureNode, pinnedNodeVersion } from './node-runtime';
+import { runOnPinnedNode, stopWhenOrphaned } from './reexec';
 import { keepAlive, onceSignal } from './signals';
 import { startStack } from './stack';
 import { runTests } from './tests';
 
 // dist/cli.js lives in tools/stack/dist: the repo root is three levels up.
 const REPO = path.resolve(__dirname, '..', '..', '..');
-const DATA_DIR = path.join(REPO, '.stack', 'data');
-const ENV_FILE = path.join(REPO, '.stack', 'env');
+// ENTIA_STACK_DIR moves the persistent state of `up`/`start` (a second `start` beside a running one).
+const STATE_DIR = process.env.ENTIA_STACK_DIR ? path.resolve(process.env.ENTIA_STACK_DIR) : path.join(REPO, '.stack');
+const DATA_DIR = path.join(STATE_DIR, 'data');
+const ENV_FILE = path.join(STATE_DIR, 'env');
 
 const USAGE = `usage: entia-stack <command>
   up      start MongoDB (or FerretDB), Redis and MinIO with data in .stack/data; print env; Ctrl-C stops
   start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1), METRICS_PORT (9464)
   test    jest against an ephemeral stack; extra args go to jest; last line: "<N> passed, <N> failed"
-  build   build or check the cached FerretDB and MinIO binaries`;
+  build   build or check the cached FerretDB and MinIO binaries and the pinned Node (.node-version)
+start and test run on the pinned Node: fetched once from the npm registry when the machine's is another major`;
 
 async function up(): Promise<number> {
   const signal = onceSignal();
@@ -48,6 +53,8 @@ async function up(): Promise<number> {
 
 async function build(): Promise<number> {
   const t = Date.now();
+  const node = await ensureNode(pinnedNodeVersion(REPO), process.env, stderrLog);
+  stderrLog(`Node ${node.version}: ${node.fetched ? 'fetched' : 'cached'} (${node.path})`);
   for (const spec of [FERRETDB, MINIO]) {
     const r = await ensureBinary(spec, process.env, stderrLog);
     stderrLog(`${spec.label}: ${r.built ? 'built' : 'cached'} in ${(r.ms / 1000).toFixed(1)}s (${r.path})`);
@@ -64,16 +71,21 @@ function printError(err: unknown): void {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Not `up`: a stack started by hand in the background outlives the shell that started it.
+  if (command === 'start' || command === 'test') stopWhenOrphaned();
   switch (command) {
     case 'up':
       return up();
     case 'start':
-      return runApp(REPO, DATA_DIR, ENV_FILE);
+      return (await runOnPinnedNode(REPO, argv, stderrLog)) ?? runApp(REPO, DATA_DIR, ENV_FILE);
     case 'build':
       return build();
     case 'test': {
       let result: { summary: string; code: number };
       try {
+        // Re-executed, the child prints the summary line; we only pass its exit code on.
+        const code = await runOnPinnedNode(REPO, argv, stderrLog);
+        if (code !== undefined) return code;
         result = await runTests(REPO, rest);
       } catch (err) {
         printError(err);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { aptInstall, canApt } from './apt';
+import { ensureBinary, PROMTOOL } from './build';
 import { cacheDir } from './cache';
 import { StackError } from './errors';
 import type { Log } from './log';
@@ -14,8 +15,11 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
  * What the tests need beyond npm packages, installed once when missing so a fresh machine runs
  * every test instead of skipping it: the clients the deployment checks run offline (tools/deploy:
  * `docker compose config`, `kubectl kustomize`; neither needs a Docker engine or a cluster) —
- * Compose built from the Go module proxy, kubectl from Debian — and Debian's Chromium for the
- * browser test (services/api/test/browser.test.ts). A failure stops the test run with one line.
+ * Compose built from the Go module proxy, kubectl from Debian — Debian's Chromium for the
+ * browser test (services/api/test/browser.test.ts), and promtool for the alert rules' and the
+ * dashboard's tests (tools/deploy/test/monitoring*.test.ts; built from the Go module proxy once
+ * per machine and cached like FerretDB: a few minutes the first time). A failure stops the test
+ * run with one line.
  */
 export async function ensureTestTools(repo: string, env: NodeJS.ProcessEnv, log: Log): Promise<void> {
   const logFile = path.join(cacheDir(env), 'test-tools.log');
@@ -29,6 +33,7 @@ export async function ensureTestTools(repo: string, env: NodeJS.ProcessEnv, log:
   }
   const apt = canApt(env);
   if (!which('kubectl', env) && apt) await aptInstall(apt, 'kubectl', env, log, logFile);
+  await ensureBinary(PROMTOOL, env, log);
   // Never a browser build from anywhere else: only the distribution's package.
   if (!fs.existsSync(CHROMIUM_PATH)) {
     if (!apt) {

@@ -4,7 +4,7 @@ import { unauthenticated } from '@entia/domain';
 import { liveKey } from '@entia/entities';
 import { problemOf } from '../http/error-handler';
 import type { HttpProblem } from '../http/problem';
-import { TokenVerifier, tokenKey, type Grant } from './tokens';
+import { TokenVerifier, type Grant, type TokenKeys } from './tokens';
 
 /** A 401 decided here rather than by a use case: answered as the domain's `unauthenticated`. */
 export const unauthorized = (detail: string) => problemOf(unauthenticated(detail));
@@ -46,8 +46,8 @@ export function grantOf(res: Response): Grant | undefined {
  * authentication failed has no verified caller, so the limiter counts it against its IP (SPEC §11:
  * failed authentications are limited too), and a flood of forged tokens is answered 429.
  */
-export function authenticate(secret: string, keys: KeyLiveness): RequestHandler {
-  const tokens = new TokenVerifier(tokenKey(secret));
+export function authenticate(tokenKeys: TokenKeys, keys: KeyLiveness): RequestHandler {
+  const tokens = new TokenVerifier(tokenKeys);
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next();

@@ -15,6 +15,8 @@ import { SingleUse } from './single-use';
 
 /** How long a ceremony's challenge waits for its answer. */
 export const CHALLENGE_SECONDS = 300;
+// COSE algorithm ids: EdDSA, ES256, RS256.
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
 
 export interface RelyingParty {
   id: string;
@@ -56,6 +58,9 @@ export class PasskeyCeremonies {
       // Discoverable: signing in needs no user name, the authenticator offers its passkeys.
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
       timeout: CHALLENGE_SECONDS * 1000,
+      // The library's default grows with the runtime: on a Node with ML-DSA it offers ML-DSA-44
+      // first, verified by an experimental Node API. One list, whatever the Node: EdDSA, ES256, RS256.
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
     await this.challenges.keep(options.challenge, { db, person: person.id });
     return options;

@@ -1,4 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
+import { parseJwtSecrets, type Config, type JwtSecret } from '@entia/config';
 import jwt from 'jsonwebtoken';
 
 export const TOKEN_LIFETIME_SECONDS = 48 * 3600;
@@ -7,40 +8,111 @@ export const TOKEN_LIFETIME_SECONDS = 48 * 3600;
 export interface Grant {
   /** database name → person id; read it with `personIn`, never by indexing. */
   accounts: Record<string, string>;
-  /** Hash of the API key it was exchanged for, so revoking the key ends the token. */
+  /** Hash of the API key it was exchanged for, so revoking the key ends the token (the token's `key` claim). */
   kid: string;
 }
 
 const ALGORITHM = 'HS256';
 const AUDIENCE = 'entia';
 
+/** A secret made ready to sign or verify with, under the key id its tokens carry. */
+export interface TokenKey {
+  kid: string;
+  key: KeyObject;
+}
+
 /**
- * The signing key, made once per process. Given the secret as a string, jsonwebtoken first tries
- * to parse it as a PEM public key on every call and only then falls back to an HMAC key: that
- * failed parse was half the API's CPU time on a cached GET (measured with the load benchmark's
- * `--profile`).
+ * The keys of JWT_SECRETS (or JWT_SECRET), made once per process: the first signs, each verifies
+ * the tokens carrying its kid. Configuration is read at start only, so retiring a secret is a
+ * restart with a new environment, and nothing of a retired secret survives in a process.
+ */
+export class TokenKeys {
+  readonly signing: TokenKey;
+  private readonly byKid: ReadonlyMap<string, KeyObject>;
+
+  constructor(secrets: readonly JwtSecret[]) {
+    if (secrets.length === 0) throw new Error('no JWT secret');
+    const keys = secrets.map(({ kid, secret }) => ({ kid, key: tokenKey(secret) }));
+    this.signing = keys[0]!;
+    this.byKid = new Map(keys.map(({ kid, key }) => [kid, key]));
+  }
+
+  static fromConfig(config: Pick<Config, 'JWT_SECRET' | 'JWT_SECRETS'>): TokenKeys {
+    return new TokenKeys(parseJwtSecrets(config));
+  }
+
+  /** The key of `kid`, or undefined: a retired or made-up kid verifies nothing. */
+  named(kid: string): KeyObject | undefined {
+    return this.byKid.get(kid);
+  }
+
+  /** Every verification key, for tokens issued before key ids (see `verified`). */
+  all(): Iterable<KeyObject> {
+    return this.byKid.values();
+  }
+}
+
+/**
+ * The key object of a secret. Given the secret as a string, jsonwebtoken first tries to parse it
+ * as a PEM public key on every call and only then falls back to an HMAC key: that failed parse was
+ * half the API's CPU time on a cached GET (measured with the load benchmark's `--profile`).
  */
 export function tokenKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(secret, 'utf8'));
 }
 
-export function signToken(grant: Grant, key: KeyObject): string {
-  return jwt.sign({ accounts: grant.accounts }, key, {
+/**
+ * A token for `grant`: the header's `kid` names the signing secret (issue 22), the `key` claim the
+ * API key it was exchanged for (before issue 22 that hash was the header's `kid`).
+ */
+export function signToken(grant: Grant, signing: TokenKey): string {
+  return jwt.sign({ accounts: grant.accounts, key: grant.kid }, signing.key, {
     algorithm: ALGORITHM,
     audience: AUDIENCE,
     expiresIn: TOKEN_LIFETIME_SECONDS,
-    keyid: grant.kid,
+    keyid: signing.kid,
   });
 }
 
-/** The grant of a token valid at `now` and when it expires (ms); undefined for a forged, expired, malformed or foreign one. */
-function verified(token: string, key: KeyObject, now: number): { grant: Grant; expiresAt: number } | undefined {
+// A secret's key id is at most 32 characters (JWT_SECRETS); a credential's record id, the kid of tokens
+// issued before issue 22, is a SHA-256 in hex (64). The two can never be taken for each other.
+const SECRET_KID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/**
+ * The grant of a token valid at `now` and when it expires (ms); undefined for a forged, expired,
+ * malformed or foreign one, or one whose key id names no secret of ours (a retired one).
+ *
+ * Two shapes are accepted. Current tokens: a `key` claim (the API key) and a header `kid` naming one
+ * of the secrets, checked with that secret only. Tokens issued before key ids (issue 22): no `key`
+ * claim, the API key's hash as the header's `kid`, signed with what was JWT_SECRET — which may now
+ * sit under any kid in JWT_SECRETS, so each secret is tried (at most 8 HMACs, and only until the
+ * last such token expires, 48 h after the upgrade; a forged one is refused by all of them).
+ */
+function verified(token: string, keys: TokenKeys, now: number): { grant: Grant; expiresAt: number } | undefined {
+  const decoded = jwt.decode(token, { complete: true });
+  if (decoded === null || typeof decoded.payload !== 'object') return undefined;
+  const kid = decoded.header.kid;
+  if (typeof kid !== 'string') return undefined;
+  const apiKey = (decoded.payload as { key?: unknown }).key;
+  if (apiKey !== undefined) {
+    if (typeof apiKey !== 'string' || !SECRET_KID.test(kid)) return undefined;
+    const key = keys.named(kid);
+    return key && checked(token, key, now, apiKey);
+  }
+  if (SECRET_KID.test(kid)) return undefined;
+  for (const key of keys.all()) {
+    const grant = checked(token, key, now, kid);
+    if (grant) return grant;
+  }
+  return undefined;
+}
+
+/** The grant of `token` if `key` signed it and it is valid at `now`, naming the API key `apiKey`. */
+function checked(token: string, key: KeyObject, now: number, apiKey: string): { grant: Grant; expiresAt: number } | undefined {
   try {
-    const decoded = jwt.verify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE, complete: true, clockTimestamp: Math.floor(now / 1000) });
-    const payload = decoded.payload as { accounts?: unknown; exp?: unknown };
-    const kid = decoded.header.kid;
-    if (typeof kid !== 'string' || !isAccounts(payload.accounts) || typeof payload.exp !== 'number') return undefined;
-    return { grant: { accounts: payload.accounts, kid }, expiresAt: payload.exp * 1000 };
+    const payload = jwt.verify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE, clockTimestamp: Math.floor(now / 1000) }) as { accounts?: unknown; exp?: unknown };
+    if (!isAccounts(payload.accounts) || typeof payload.exp !== 'number') return undefined;
+    return { grant: { accounts: payload.accounts, kid: apiKey }, expiresAt: payload.exp * 1000 };
   } catch {
     return undefined;
   }
@@ -52,12 +124,14 @@ function verified(token: string, key: KeyObject, now: number): { grant: Grant; e
  * its API key still opens the database is `KeyLiveness`'s, asked every time). Checking it again —
  * base64, two JSON parses, an HMAC — was about 12 µs of CPU per request (issue 21). Bounded: when
  * full it starts afresh. Refused tokens are not kept (a flood of forged ones must not fill it).
+ * It lives in one process with the keys it was built with: a secret retired from JWT_SECRETS takes
+ * effect by restarting with the new list, which starts with an empty memory.
  */
 export class TokenVerifier {
   private readonly valid = new Map<string, { grant: Grant; expiresAt: number }>();
 
   constructor(
-    private readonly key: KeyObject,
+    private readonly keys: TokenKeys,
     private readonly maxEntries = 10_000,
   ) {}
 
@@ -65,11 +139,11 @@ export class TokenVerifier {
     const known = this.valid.get(token);
     if (known && known.expiresAt > now) return known.grant;
     if (known) this.valid.delete(token);
-    const checked = verified(token, this.key, now);
-    if (!checked) return undefined;
+    const found = verified(token, this.keys, now);
+    if (!found) return undefined;
     if (this.valid.size >= this.maxEntries) this.valid.clear();
-    this.valid.set(token, checked);
-    return checked.grant;
+    this.valid.set(token, found);
+    return found.grant;
   }
 }
 

@@ -63,8 +63,8 @@ export interface IdempotencyOptions {
   /** The request-path Redis client behind its circuit breaker (deps.breaker). */
   redis: RedisBreaker;
   prefix: string;
-  /** Server secret the kept answers are sealed with (the same on every API process). */
-  secret: string;
+  /** Server secrets (the JWT secrets): the first seals kept answers, every one opens them. */
+  secrets: readonly string[];
   logger: Logger;
 }
 
@@ -76,9 +76,9 @@ export interface IdempotencyOptions {
  * 4xx) answer releases the key, so a retry executes again. Without Redis a keyed request is 503:
  * executing it unprotected could be the duplicate the key exists to prevent.
  */
-export function idempotency({ redis, prefix, secret, logger }: IdempotencyOptions): RequestHandler {
+export function idempotency({ redis, prefix, secrets, logger }: IdempotencyOptions): RequestHandler {
   const records = new IdempotencyRecords(redis, CLAIM_TTL_MS);
-  const seal = new AnswerSeal(secret);
+  const seal = new AnswerSeal(secrets);
   return async (req, res, next) => {
     const log = req.log ?? logger;
     const key = req.headers[IDEMPOTENCY_HEADER.toLowerCase()];
@@ -90,7 +90,7 @@ export function idempotency({ redis, prefix, secret, logger }: IdempotencyOption
     if (scope === undefined) return next();
 
     const recordKey = `${prefix}:idem:${sha256(`${scope}\n${key}`)}`;
-    const sealKey = seal.keyFor(scope, key);
+    const sealKeys = seal.keysFor(scope, key);
     const fingerprint = fingerprintOf(req);
     // Two rounds: a record can lapse or be released between a refused claim and the read.
     for (let round = 0; round < 2; round++) {
@@ -104,7 +104,7 @@ export function idempotency({ redis, prefix, secret, logger }: IdempotencyOption
         throw recordsDown();
       }
       if (claim) {
-        keepAnswer(res, claim, records, (answer) => seal.seal(sealKey, answer), log);
+        keepAnswer(res, claim, records, (answer) => seal.seal(sealKeys, answer), log);
         return next();
       }
       if (!record) continue;
@@ -112,9 +112,9 @@ export function idempotency({ redis, prefix, secret, logger }: IdempotencyOption
       if (record.state === 'running') throw stillRunning();
       let answer: StoredAnswer;
       try {
-        answer = seal.open(sealKey, record.sealed);
+        answer = seal.open(sealKeys, record.sealed);
       } catch (err) {
-        // Only a changed server secret gets here: the first answer exists but cannot be read.
+        // Only a retired server secret gets here: the first answer exists but cannot be read.
         log.warn({ err }, 'idempotent answer could not be opened');
         throw reused('was used before, and its answer can no longer be replayed (the server secret changed)');
       }

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DEPENDENCY_UP_METRIC, measureDependencies, type Check } from '@entia/health';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Into a registry per app instance (new unless given), so tests that build several apps do not collide. */
 export function createMetrics(registry: Registry = new Registry()): { registry: Registry; middleware: RequestHandler } {
@@ -40,4 +41,15 @@ export function createMetrics(registry: Registry = new Registry()): { registry: 
     next();
   };
   return { registry, middleware };
+}
+
+/** `entia_dependency_up{dependency}`, from the checks /readyz asks, run at scrape time. */
+export function dependencyGauge(registry: Registry, checks: Record<string, Check>, timeoutMs: number): void {
+  new Gauge({
+    ...DEPENDENCY_UP_METRIC,
+    registers: [registry],
+    async collect() {
+      await measureDependencies(checks, timeoutMs, (dependency, up) => this.set({ dependency }, up));
+    },
+  });
 }

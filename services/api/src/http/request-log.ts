@@ -16,27 +16,36 @@ declare module 'http' {
  * The request log: an id per request (`X-Request-Id`), `req.log` carrying it, and one line per
  * answered request — `{req, res, responseTime}` (pino's standard serialisers, then `LOG_REDACTION`)
  * as `request completed` at info, `request errored` at error for a 5xx, `request aborted` when the
- * client left first. Not pino-http: it serialises every request into a child logger up front,
- * whether or not a line is ever written (measured at 70 µs of CPU per request, a quarter of a
- * cached GET's, issue 21); here the serialisers run only for a line that is written, and the
- * child logger is made only when a handler logs.
+ * client left first. Requests `probe` picks (the kubelet's /healthz and /readyz, every few seconds
+ * per pod) are logged at debug, a 503 (a probe's own "not ready") too; any other 5xx of theirs
+ * is a fault and stays at error. At info they were some 20 MB a day per pod of nothing (issue
+ * 22); the readiness handler logs a warning of its own when a dependency is down. Not pino-http:
+ * it serialises every request into a child logger up front, whether or not a line is ever
+ * written (measured at 70 µs of CPU per request, a quarter of a cached GET's, issue 21); here the
+ * serialisers run only for a line that is written, and the child logger is made only when a
+ * handler logs.
  */
-export function requestLog(logger: Logger, quiet: (req: IncomingMessage) => boolean): RequestHandler {
+export function requestLog(logger: Logger, probe: (req: IncomingMessage) => boolean): RequestHandler {
   return (req, res, next) => {
     const id = requestId(req, res);
     const started = Date.now();
     let child: Logger | undefined;
     req.id = id;
     Object.defineProperty(req, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
-    if (!quiet(req)) {
-      res.once('close', () => {
-        const failed = res.statusCode >= 500;
-        const level = failed ? 'error' : 'info';
-        if (!logger.isLevelEnabled(level)) return;
-        const message = !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed';
-        logger[level]({ req: stdSerializers.req(req), res: stdSerializers.res(res), responseTime: Date.now() - started }, message);
-      });
-    }
+    const quiet = probe(req);
+    res.once('close', () => {
+      const failed = res.statusCode >= 500;
+      const level = failed && !(quiet && res.statusCode === 503) ? 'error' : quiet ? 'debug' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const message = !res.writableFinished ? 'request aborted' : failed ? 'request errored' : 'request completed';
+      logger[level]({ req: stdSerializers.req(req), res: stdSerializers.res(res), responseTime: Date.now() - started }, message);
+    });
     next();
   };
+}
+
+/** The kubelet's (and compose's) probes: logged at debug. Metrics are scraped on their own port. */
+export function isProbe(req: IncomingMessage): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  return path === '/healthz' || path === '/readyz';
 }

@@ -22,12 +22,15 @@ export interface CacheAddress {
 /** The entry a request's address named, read with its generation token before the handler ran. */
 interface Lookup {
   key: string;
-  token: string;
+  /** Where the token is kept, to claim one when there is none. */
+  tokenKey: string;
+  /** None: never set, lapsed or evicted; then nothing stored matches (see `Generations`). */
+  token: string | null;
   /** `<token>\n<etag>\n<body>`, as stored. */
   stored: Buffer | null;
 }
 
-// Larger pages are served fresh each time: one huge entry must not crowd Redis (it holds the queue).
+// Larger pages are served fresh each time: one huge entry must not crowd Redis (it may hold the queue too).
 const MAX_ENTRY_BYTES = 512 * 1024;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
@@ -67,11 +70,13 @@ export class ResponseCache {
         }
         if (address === undefined) return undefined;
         const key = `${this.prefix}:cache:${address.db}:${address.entity ?? 'list'}:${digest(address.variant)}`;
-        res.locals.cacheKey = key;
-        return [this.generations.keyOf(address.db, address.entity), key];
+        const tokenKey = this.generations.keyOf(address.db, address.entity);
+        res.locals.cacheKeys = { key, tokenKey };
+        return [tokenKey, key];
       },
       keep: (res, [token, stored]) => {
-        const lookup: Lookup = { key: res.locals.cacheKey as string, token: token?.toString() ?? '0', stored: stored ?? null };
+        const { key, tokenKey } = res.locals.cacheKeys as { key: string; tokenKey: string };
+        const lookup: Lookup = { key, tokenKey, token: token?.toString() ?? null, stored: stored ?? null };
         res.locals.cacheLookup = lookup;
       },
     };
@@ -84,17 +89,24 @@ export class ResponseCache {
     if (current) return current;
     const body = JSON.stringify(await produce());
     const etag = `"${digest(body).slice(0, 27)}"`;
-    if (lookup && body.length <= MAX_ENTRY_BYTES) {
-      await this.breaker
-        .run((redis) => redis.set(lookup.key, `${lookup.token}\n${etag}\n${body}`, 'EX', this.ttlSeconds))
-        .catch((err: unknown) => this.logger.debug({ err }, 'response not cached'));
-    }
+    if (lookup && body.length <= MAX_ENTRY_BYTES) await this.store(lookup, `${etag}\n${body}`).catch((err: unknown) => this.logger.debug({ err }, 'response not cached'));
     return { body, etag, hit: false };
+  }
+
+  /**
+   * Keeps a page under the token read before it was rendered. With none then, under a fresh one
+   * claimed now — unless a write set one meanwhile: that page may predate the write, so it is not kept.
+   */
+  private async store(lookup: Lookup, entry: string): Promise<void> {
+    const token = lookup.token ?? (await this.generations.claim(lookup.tokenKey));
+    if (token === undefined) return;
+    await this.breaker.run((redis) => redis.set(lookup.key, `${token}\n${entry}`, 'EX', this.ttlSeconds));
   }
 }
 
 /** The stored response, if it was rendered under the current token (tokens and tags are ASCII). */
 function cached({ token, stored }: Lookup): Rendered | undefined {
+  if (token === null) return undefined;
   const head = token.length + 1;
   if (stored === null || stored.length <= head || stored.toString('latin1', 0, head) !== `${token}\n`) return undefined;
   const split = stored.indexOf(0x0a, head);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { signInWithApiKey } from '@entia/entities';
 import { signInAnswer } from '../auth/answer';
-import { tokenKey } from '../auth/tokens';
+import { TokenKeys } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 
@@ -11,7 +11,7 @@ const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
 
 /** GET /api/auth: an API key for a 48 h JWT (interface §5, SPEC §6). */
 export function authRoutes(deps: Deps): Route[] {
-  const signingKey = tokenKey(deps.config.JWT_SECRET);
+  const signingKey = TokenKeys.fromConfig(deps.config).signing;
   return [
     defineRoute({
       method: 'get',

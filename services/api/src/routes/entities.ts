@@ -43,7 +43,7 @@ const listResponses = {
 };
 
 export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
-  const cache = new ResponseCache(deps.breaker, deps.generations, deps.config.REDIS_PREFIX, deps.config.CACHE_TTL_SECONDS, deps.logger);
+  const cache = new ResponseCache(deps.cacheBreaker, deps.generations, deps.config.REDIS_PREFIX, deps.config.CACHE_TTL_SECONDS, deps.logger);
   return [
     defineRoute({
       method: 'post',

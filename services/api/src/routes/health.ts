@@ -3,7 +3,8 @@ import type { Deps } from '../deps';
 import type { Lifecycle } from '../http/lifecycle';
 import { problems, sendProblem } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
-import { probe } from '@entia/health';
+import { probe, type Check } from '@entia/health';
+import type { SchemaGate } from '@entia/entities';
 
 const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')]));
 
@@ -11,13 +12,18 @@ const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.L
 // then it is not ready (a rollout with a wrong MONGODB_URL stalls instead of replacing good pods).
 const NEEDED_TO_START = ['mongodb', 'redis'];
 
-/** The probes, on the API's own port (Kubernetes probes it there); metrics are on METRICS_PORT (metrics-server.ts). */
-export function healthRoutes(deps: Deps, lifecycle: Lifecycle): Route[] {
-  const checks = {
+/** What /readyz asks, and `entia_dependency_up` (app.ts) with it. */
+export function dependencyChecks(deps: Deps): Record<string, Check> {
+  return {
     mongodb: () => deps.store.ping(),
     redis: () => deps.redis.ping(),
     storage: () => deps.objects.ping(),
   };
+}
+
+/** The probes, on the API's own port (Kubernetes probes it there); metrics are on METRICS_PORT (metrics-server.ts). */
+export function healthRoutes(deps: Deps, lifecycle: Lifecycle, schema?: SchemaGate): Route[] {
+  const checks = dependencyChecks(deps);
   let started = false;
   return [
     defineRoute({
@@ -49,7 +55,7 @@ export function healthRoutes(deps: Deps, lifecycle: Lifecycle): Route[] {
           description: 'Ready; `degraded` names the dependencies that are down now.',
           schema: Type.Object({ status: Type.Union([Type.Literal('ready'), Type.Literal('degraded')]), checks: Checks, degraded: Type.Optional(Type.Array(Type.String())) }),
         },
-        503: { description: 'Shutting down, or MongoDB or Redis has not answered since the process started (named in `detail` and `checks`).' },
+        503: { description: 'Shutting down, MongoDB or Redis has not answered since the process started (named in `detail` and `checks`), or the stored schema is older than this version needs (`detail`: run entia-admin migrate).' },
       },
       handler: async ({ req, res }) => {
         if (lifecycle.shuttingDown) return sendProblem(res, problems.unavailable('shutting down'));
@@ -61,6 +67,8 @@ export function healthRoutes(deps: Deps, lifecycle: Lifecycle): Route[] {
           const missing = NEEDED_TO_START.filter((name) => readiness.checks[name] !== 'up').join(', ');
           return sendProblem(res, problems.unavailable(`starting: ${missing} unreachable`, { checks: readiness.checks }));
         }
+        // A schema older than the code's (or not read yet): not ready, and the reason says what to run.
+        if (schema?.reason !== undefined) return sendProblem(res, problems.unavailable(schema.reason, { checks: readiness.checks }));
         res.json(down.length === 0 ? { status: 'ready', checks: readiness.checks } : { status: 'degraded', checks: readiness.checks, degraded: down });
       },
     }),

@@ -5,7 +5,7 @@ import { unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
 import { OidcSignIn, ProviderUnavailable, type PendingSignIn } from '../auth/oidc';
 import { SingleUse } from '../auth/single-use';
-import { tokenKey } from '../auth/tokens';
+import { TokenKeys } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { HttpProblem, problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
@@ -49,7 +49,7 @@ function back(redirect: string, parameters: Record<string, string | undefined>):
  * app exchanges the code by POST for the same answer as `GET /api/auth`.
  */
 export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redirects: ReadonlySet<string>): Route[] {
-  const signingKey = tokenKey(deps.config.JWT_SECRET);
+  const signingKey = TokenKeys.fromConfig(deps.config).signing;
   const codes = new SingleUse<CodeFor>(deps.breaker, `${deps.config.REDIS_PREFIX}:oidc:code`, CODE_SECONDS);
   const knownProvider = (name: string) => {
     if (!oidc.has(name)) throw problems.notFound(`No sign-in provider "${name}" (OIDC_PROVIDERS).`);

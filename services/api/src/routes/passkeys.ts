@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { grantOf, unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
 import type { PasskeyCeremonies } from '../auth/passkeys';
-import { tokenKey } from '../auth/tokens';
+import { TokenKeys } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { problems } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
@@ -36,7 +36,7 @@ const Registered = Type.Object({ _id: Type.String(), properties: Type.Object({ _
  * `GET /api/auth`. 404 on every route while WEBAUTHN_RP_ID is none.
  */
 export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyCeremonies | undefined): Route[] {
-  const signingKey = tokenKey(deps.config.JWT_SECRET);
+  const signingKey = TokenKeys.fromConfig(deps.config).signing;
   const configured = (): PasskeyCeremonies => {
     if (!ceremonies) throw problems.notFound('Passkeys are not configured on this server (WEBAUTHN_RP_ID).');
     return ceremonies;

@@ -104,7 +104,10 @@ export class WebhookDispatcher {
     this.connection.disconnect();
     // A read pending while Redis is away is never answered once its connection is closed (ioredis
     // does not fail it): waiting for the loop is bounded, whatever it is stuck on.
-    await Promise.race([this.running, sleep(this.blockMs + 1000)]);
+    const bound = new AbortController();
+    await Promise.race([this.running, sleep(this.blockMs + 1000, undefined, { signal: bound.signal }).catch(() => undefined)]);
+    // The bound is not left ticking: it would keep a process that has stopped alive for a second.
+    bound.abort();
   }
 
   private async loop(): Promise<void> {

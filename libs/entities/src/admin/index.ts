@@ -1,0 +1,10 @@
+export { AdminError } from './errors';
+export { checkedDatabaseName } from './database';
+export { listDatabases, type DatabaseSummary, type ListableObjects } from './list-databases';
+export { deleteDatabase, type DeleteDatabaseDeps, type DeletionStep } from './delete-database';
+export { countDatabaseKeys, databaseKeyPatterns, deleteDatabaseKeys, type KeyScanner } from './redis-keys';
+export { firstOwner } from './owner';
+export { resetApiKey, type ResetKey } from './reset-key';
+export { adminRebuildStatus, adminScheduleRebuild } from './rebuild';
+export { migrateSchema, schemaStatus, type SchemaStatus } from './migrate';
+export { SchemaGate, type GateState } from './schema-gate';

@@ -1,0 +1,62 @@
+import { migrateSchema, schemaStatus } from '@entia/entities';
+import { Store, type MigrateEvent } from '@entia/store';
+import { hostname } from 'node:os';
+import type { AdminCommand } from './command';
+import { configOf, exactly, guarded, helpRequested, parse } from './support';
+
+function describe(event: MigrateEvent): string {
+  switch (event.kind) {
+    case 'start':
+      return event.pending.length === 0
+        ? `schema at version ${event.from}: nothing to migrate`
+        : `schema at version ${event.from}; applying ${event.pending.map(({ version, name }) => `${version} (${name})`).join(', ')}`;
+    case 'migration':
+      return `migration ${event.version} (${event.name}): started`;
+    case 'progress':
+      return `migration ${event.version}: ${event.database}: ${event.message}`;
+    case 'done':
+      return `migration ${event.version} (${event.name}): done in ${(event.ms / 1000).toFixed(1)} s; schema version ${event.version}`;
+  }
+}
+
+/** `migrate [--status]`: applies the pending migrations under a lock, printing progress; or shows where the schema stands. */
+export const migrateCommand: AdminCommand = {
+  name: 'migrate',
+  summary: 'bring the schema (indexes, stored documents) up to this version; --status shows where it stands',
+  usage:
+    'usage: entia-admin migrate [--status] [--json]\n' +
+    '  one run at a time (a lock in the control database; a crashed run\'s lock expires after 5 minutes).\n' +
+    '  Cut short? Run it again: it resumes at the first migration not recorded as done.',
+  run(args, io) {
+    return guarded(this, io, async () => {
+      const { positionals, values } = parse(args, { status: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } });
+      if (helpRequested(this, io, values)) return 0;
+      exactly(positionals, 0, '');
+      const store = Store.fromSettings(configOf(io));
+      try {
+        if (values.status) {
+          const status = await schemaStatus(store);
+          // `stored: null` for a new installation: a JSON reader sees the field either way.
+          if (values.json) io.out.write(`${JSON.stringify({ ...status, stored: status.stored ?? null })}\n`);
+          else {
+            io.out.write(`stored schema version: ${status.fresh ? 'none (a new installation: born current)' : status.stored}\n`);
+            io.out.write(`this version needs: ${status.needed}\n`);
+            for (const step of status.applied) io.out.write(`applied: ${step.version} (${step.name}) at ${step.at}\n`);
+            for (const step of status.pending) io.out.write(`pending: ${step.version} (${step.name})\n`);
+            io.out.write(`${status.verdict.serve ? (status.verdict.state === 'newer' ? `served: ${status.verdict.message}` : 'current: served') : status.verdict.message}\n`);
+          }
+          return 0;
+        }
+        const outcome = await migrateSchema(
+          store,
+          (event) => io.out.write(values.json ? `${JSON.stringify(event)}\n` : `${describe(event)}\n`),
+          `entia-admin migrate on ${hostname()} (pid ${process.pid})`,
+        );
+        if (!values.json) io.out.write(outcome.applied.length > 0 ? `schema version ${outcome.to}: migrated\n` : `schema version ${outcome.to}: current\n`);
+        return 0;
+      } finally {
+        await store.close();
+      }
+    });
+  },
+};
