@@ -19,7 +19,6 @@ export const NODE_VERSION_FILE = '.node-version';
 
 // Platforms the registry has a binary package for; others set ENTIA_NODE_BIN (or run the pinned major).
 const PLATFORMS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64'];
-const DEFAULT_REGISTRY = 'https://registry.npmjs.org/';
 const METADATA_TIMEOUT_MS = 30_000;
 // 57 MB for linux-x64; generous for a slow link, still finite for a stalled one.
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
@@ -59,9 +58,20 @@ interface Registry {
   headers: Record<string, string>;
 }
 
-/** Where the registry is: npm passes its configured one to scripts (`npm_config_registry`). */
+/**
+ * Where the registry is: npm passes its configured one to scripts (`npm_config_registry`); run
+ * outside npm, we ask npm for it, so the one registry `npm install` uses is the one asked here.
+ */
+function configuredRegistry(env: NodeJS.ProcessEnv): string {
+  if (env.npm_config_registry) return env.npm_config_registry;
+  const r = spawnSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8', timeout: 30_000, env });
+  const answer = r.status === 0 ? r.stdout.trim() : '';
+  if (!answer) throw new StackError('cannot tell which npm registry to fetch Node from: run through npm (npm test, npm start) or set npm_config_registry');
+  return answer;
+}
+
 function registryOf(env: NodeJS.ProcessEnv): Registry {
-  const raw = env.npm_config_registry || DEFAULT_REGISTRY;
+  const raw = configuredRegistry(env);
   let url: URL;
   try {
     url = new URL(raw.endsWith('/') ? raw : `${raw}/`);
