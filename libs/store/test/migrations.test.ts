@@ -1,5 +1,21 @@
+import { Redis } from 'ioredis';
 import { ObjectId, type Document } from 'mongodb';
-import { MIGRATIONS, MigrationBusy, SCHEMA_VERSION, SchemaRecords, Store, migrate, valueTypeMigration, withoutValueTypes, type MigrateEvent, type Migration } from '@entia/store';
+import { indexed } from '@entia/domain';
+import {
+  EntityWriter,
+  MIGRATIONS,
+  MigrationBusy,
+  RedisLeases,
+  SCHEMA_VERSION,
+  SchemaRecords,
+  Store,
+  migrate,
+  valueTypeMigration,
+  withoutValueTypes,
+  type Leases,
+  type MigrateEvent,
+  type Migration,
+} from '@entia/store';
 
 // The migration runner, its lock and version record, and the two migrations, against the test
 // stack's MongoDB-protocol server (FerretDB here). Each test has a control database of its own.
@@ -8,6 +24,9 @@ const suffix = `${process.pid}_${Date.now().toString(36)}`;
 let n = 0;
 const stores: Store[] = [];
 const dropped: string[] = [];
+const redis = new Redis(process.env.REDIS_URL!);
+// The leases the services' writers take: a migration rewriting an entity holds its one.
+const leases = new RedisLeases({ run: (call) => call(redis) }, `t_mig_${suffix}`, { ttlMs: 5000, waitMs: 20_000 });
 
 function freshStore(): Store {
   const store = Store.open({ url, controlDb: `t_mig_ctl_${suffix}_${++n}`, timeoutMs: 5000, reachMs: 1000 });
@@ -26,6 +45,7 @@ afterAll(async () => {
   const [first] = stores;
   if (first) for (const name of dropped) await first.database(name).dropDatabase();
   for (const store of stores) await store.close();
+  redis.disconnect();
 });
 
 /** A migration that records what it saw, and fails on demand. */
@@ -79,14 +99,14 @@ describe('migrate (runner, lock, version record)', () => {
     const seen: number[] = [];
     const events: MigrateEvent[] = [];
     const migrations = [step(1, seen), step(2, seen), step(3, seen)];
-    expect(await migrate(store, { migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: 3, applied: [1, 2, 3] });
+    expect(await migrate(store, { leases, migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: 3, applied: [1, 2, 3] });
     expect(seen).toEqual([1, 2, 3]);
     expect(events.map((e) => e.kind)).toEqual(['start', 'migration', 'progress', 'done', 'migration', 'progress', 'done', 'migration', 'progress', 'done']);
     expect(events[0]).toEqual({ kind: 'start', from: 0, to: 3, pending: [1, 2, 3].map((version) => ({ version, name: `step ${version}` })) });
     const stored = await new SchemaRecords(store.control).read();
     expect([stored.version, stored.applied.map((a) => a.version)]).toEqual([3, [1, 2, 3]]);
 
-    expect(await migrate(store, { migrations })).toEqual({ from: 3, to: 3, applied: [] });
+    expect(await migrate(store, { leases, migrations })).toEqual({ from: 3, to: 3, applied: [] });
     expect(seen).toEqual([1, 2, 3]);
     // The lock was given back both times.
     expect(await store.control.collection('schema').findOne({ _id: 'lock' as never })).toBeNull();
@@ -98,10 +118,10 @@ describe('migrate (runner, lock, version record)', () => {
     const seen: number[] = [];
     let failing = true;
     const migrations = [step(1, seen), step(2, seen, () => failing), step(3, seen)];
-    await expect(migrate(store, { migrations })).rejects.toThrow('step 2 failed');
+    await expect(migrate(store, { leases, migrations })).rejects.toThrow('step 2 failed');
     expect((await new SchemaRecords(store.control).read()).version).toBe(1);
     failing = false;
-    expect(await migrate(store, { migrations })).toEqual({ from: 1, to: 3, applied: [2, 3] });
+    expect(await migrate(store, { leases, migrations })).toEqual({ from: 1, to: 3, applied: [2, 3] });
     expect(seen).toEqual([1, 2, 3]);
   });
 
@@ -109,8 +129,8 @@ describe('migrate (runner, lock, version record)', () => {
     const store = freshStore();
     await register(store, `t_mig_db_${suffix}_d`);
     const seen: number[] = [];
-    await migrate(store, { migrations: [step(1, seen), step(2, seen)] });
-    expect(await migrate(store, { migrations: [step(1, seen)] })).toEqual({ from: 2, to: 2, applied: [] });
+    await migrate(store, { leases, migrations: [step(1, seen), step(2, seen)] });
+    expect(await migrate(store, { leases, migrations: [step(1, seen)] })).toEqual({ from: 2, to: 2, applied: [] });
     expect(seen).toEqual([1, 2]);
   });
 
@@ -120,7 +140,7 @@ describe('migrate (runner, lock, version record)', () => {
     const records = new SchemaRecords(store.control);
     const held = await records.lock(60_000, 'run A on host-a');
     if ('heldBy' in held) throw new Error('the first lock was refused');
-    const refused = migrate(store, { migrations: [step(1, [])], holder: 'run B' });
+    const refused = migrate(store, { leases, migrations: [step(1, [])], holder: 'run B' });
     await expect(refused).rejects.toThrow(MigrationBusy);
     await expect(refused).rejects.toThrow(/^another migration is running \(run A on host-a, since .+\); try again when it has finished$/);
     expect((await records.read()).version).toBe(0);
@@ -130,7 +150,7 @@ describe('migrate (runner, lock, version record)', () => {
     const crashed = await records.lock(1, 'crashed run');
     if ('heldBy' in crashed) throw new Error('the lock was refused');
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await migrate(store, { migrations: [step(1, [])] })).toEqual({ from: 0, to: 1, applied: [1] });
+    expect(await migrate(store, { leases, migrations: [step(1, [])] })).toEqual({ from: 0, to: 1, applied: [1] });
     // The crashed run, were it alive, finds it has lost the lock.
     await expect(crashed.keep()).rejects.toThrow(/the migration lock was lost/);
   });
@@ -150,7 +170,7 @@ describe('migrate (runner, lock, version record)', () => {
         seen.push(1);
       },
     };
-    const outcomes = await Promise.allSettled([migrate(store, { migrations: [slow] }), migrate(other, { migrations: [slow] })]);
+    const outcomes = await Promise.allSettled([migrate(store, { leases, migrations: [slow] }), migrate(other, { leases, migrations: [slow] })]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(MigrationBusy);
     expect(seen).toEqual([1]);
@@ -178,7 +198,7 @@ describe('the migrations of this version', () => {
     const before = (await store.database(db).collection('entity').indexes()).map((index) => index.name);
 
     const events: MigrateEvent[] = [];
-    expect(await migrate(store, { migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1, 2] });
+    expect(await migrate(store, { leases, migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1, 2] });
     const after = (await entities.indexes()).map((index) => index.name);
     expect(after.length).toBeGreaterThan(before.length);
     expect(await entities.countDocuments({ 'name.type': { $exists: true } })).toBe(0);
@@ -194,8 +214,73 @@ describe('the migrations of this version', () => {
     // Run again from scratch (as after a crash before the record): nothing left to change.
     await store.control.collection('schema').deleteOne({ _id: 'version' as never });
     const again: MigrateEvent[] = [];
-    await migrate(store, { migrations, onEvent: (e) => again.push(e) });
+    await migrate(store, { leases, migrations, onEvent: (e) => again.push(e) });
     expect(again.filter((e) => e.kind === 'progress' && e.version === 2).at(-1)).toEqual(expect.objectContaining({ message: '45 entities scanned, 0 upgraded' }));
     expect(again.filter((e) => e.kind === 'progress' && e.version === 1).map((e) => (e as { message: string }).message)).toEqual(['indexes present', 'indexes present']);
+  });
+
+  it('never undoes a write of a process still serving while it runs (the writers\' leases)', async () => {
+    const store = freshStore();
+    const db = `t_mig_db_${suffix}_w`;
+    await register(store, db);
+    const entities = store.database(db).collection('entity');
+    const at = new Date();
+    const by = new ObjectId();
+    const documents = Array.from({ length: 30 }, (_, i) => ({
+      _id: new ObjectId(),
+      __v: 1,
+      __read: ['public'],
+      name: [{ _id: new ObjectId(), type: 'name', string: `n${i}`, created: { at, by } }],
+      note: [{ _id: new ObjectId(), type: 'note', string: 'x', created: { at, by } }],
+    }));
+    await entities.insertMany(documents);
+    const writer = new EntityWriter(store, leases);
+    // Each entity renamed through the one write path while the migration rewrites the same documents.
+    const rename = (id: string, name: string) =>
+      writer.update(db, id, async (current) => ({
+        next: { kind: 'replace', stored: indexed({ _id: id, properties: { ...current!.entity.properties, name: [{ ...current!.entity.properties.name![0]!, string: name }] } }, new Set()) },
+        outcome: name,
+      }));
+    const [migrated, ...renamed] = await Promise.allSettled([
+      migrate(store, { leases, migrations: [MIGRATIONS[0]!, valueTypeMigration(5)] }),
+      ...documents.map((document, i) => rename(document._id.toHexString(), `renamed ${i}`)),
+    ]);
+    expect(migrated.status).toBe('fulfilled');
+    expect(renamed.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    const stored = await entities.find({}, { sort: { _id: 1 } }).toArray();
+    expect(stored.map((document) => (document.name as { string: string }[])[0]!.string)).toEqual(documents.map((_, i) => `renamed ${i}`));
+    expect(stored.flatMap((document) => [...(document.name as Document[]), ...(document.note as Document[])]).filter((value) => 'type' in value)).toEqual([]);
+  });
+
+  it('rewrites an entity only under its write lease: a writer holding it is waited for, and its write stays', async () => {
+    const store = freshStore();
+    const db = `t_mig_db_${suffix}_l`;
+    await register(store, db);
+    const entities = store.database(db).collection('entity');
+    const at = new Date();
+    const by = new ObjectId();
+    const id = new ObjectId();
+    await entities.insertOne({ _id: id, __v: 1, __read: ['public'], name: [{ _id: new ObjectId(), type: 'name', string: 'before', created: { at, by } }] });
+    let asked!: () => void;
+    const leaseAsked = new Promise<void>((resolve) => (asked = resolve));
+    // The migration's leases, told when it asks for this entity's.
+    const watched: Leases = {
+      hold: (name, work) => {
+        if (name === `${db}/${id.toHexString()}`) asked();
+        return leases.hold(name, work);
+      },
+    };
+    let migrating!: Promise<unknown>;
+    await leases.hold(`${db}/${id.toHexString()}`, async () => {
+      migrating = migrate(store, { leases: watched, migrations: [MIGRATIONS[0]!, valueTypeMigration(10)] });
+      // (A migration that finished without asking has rewritten it regardless: the test fails here.)
+      await Promise.race([leaseAsked, migrating.then(() => Promise.reject(new Error('the migration finished without asking for the entity\'s lease')))]);
+      // The migration waits for the lease: the document is as the writer left it, and the writer's change lands.
+      expect(((await entities.findOne({ _id: id }))!.name as Document[])[0]).toHaveProperty('type', 'name');
+      await entities.updateOne({ _id: id, __v: 1 }, { $set: { __v: 2, name: [{ _id: new ObjectId(), type: 'name', string: 'written meanwhile', created: { at, by } }] } });
+    });
+    await migrating;
+    expect((await entities.findOne({ _id: id }))!.name).toEqual([expect.objectContaining({ string: 'written meanwhile' })]);
+    expect(((await entities.findOne({ _id: id }))!.name as Document[])[0]).not.toHaveProperty('type');
   });
 });

@@ -182,7 +182,9 @@ describe('Idempotency-Key on POST routes', () => {
     });
 
     it('a huge header is refused by the HTTP layer (431), never a 500', async () => {
-      const res = await create(bookValues('Huge'), 'k'.repeat(64 * 1024));
+      // Over the 16 KiB limit, within one read of the socket: a far larger request is cut off by a
+      // reset while still being sent (Node 26 closes at once), and the client never reads the 431.
+      const res = await create(bookValues('Huge'), 'k'.repeat(20_000));
       expect(res.status).toBe(431);
       expect(await countTitled('Huge')).toBe(0);
     });

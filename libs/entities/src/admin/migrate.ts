@@ -1,5 +1,5 @@
 import { schemaVerdict, type SchemaVerdict } from '@entia/domain';
-import { MIGRATIONS, SCHEMA_VERSION, SchemaRecords, migrate, type MigrateEvent, type MigrateOutcome, type Store } from '@entia/store';
+import { MIGRATIONS, SCHEMA_VERSION, SchemaRecords, migrate, type Leases, type MigrateEvent, type MigrateOutcome, type Store } from '@entia/store';
 
 export interface SchemaStatus {
   stored: number | undefined;
@@ -24,7 +24,10 @@ export async function schemaStatus(store: Store): Promise<SchemaStatus> {
   };
 }
 
-/** Brings the schema up to this code's version (`@entia/store`'s runner, its lock and its record). */
-export function migrateSchema(store: Store, onEvent: (event: MigrateEvent) => void, holder?: string): Promise<MigrateOutcome> {
-  return migrate(store, { migrations: MIGRATIONS, onEvent, ...(holder ? { holder } : {}) });
+/**
+ * Brings the schema up to this code's version (`@entia/store`'s runner, its lock and its record),
+ * holding the writers' `leases` around each entity it rewrites.
+ */
+export function migrateSchema(store: Store, leases: Leases, onEvent: (event: MigrateEvent) => void, holder?: string): Promise<MigrateOutcome> {
+  return migrate(store, { migrations: MIGRATIONS, leases, onEvent, ...(holder ? { holder } : {}) });
 }

@@ -1,5 +1,5 @@
 import { isDatabaseName } from '@entia/domain';
-import { MIGRATIONS, SCHEMA_VERSION, SchemaRecords, type DatabaseRecord, type KeyRecord, type Store } from '@entia/store';
+import { MIGRATIONS, SCHEMA_VERSION, SchemaRecords, type DatabaseRecord, type Leases, type KeyRecord, type Store } from '@entia/store';
 import { createReadStream } from 'node:fs';
 import { ObjectId, type Document } from 'mongodb';
 import { credentialRecordId } from '../keys';
@@ -8,6 +8,9 @@ import { BackupError, type BackupManifest, type ObjectEntry } from './format';
 import type { BackupObjects } from './objects';
 import { plainNumber } from './shapes';
 import { documentsOf, objectPath, verifyExport } from './verify';
+
+/** No writer reaches a database being imported (it is marked as being deleted): no lease to take. */
+const UNSERVED: Leases = { hold: (_name, work) => work({ valid: () => true }) };
 
 export interface ImportDeps {
   store: Store;
@@ -142,7 +145,7 @@ class Importer {
     for (const migration of MIGRATIONS) {
       if (migration.version <= this.manifest.schemaVersion || migration.version > code) continue;
       this.options.report?.(`upgrading: migration ${migration.version} (${migration.name})`);
-      await migration.up({ store: this.deps.store, databases: [this.db], progress: () => undefined, keepLock: async () => undefined });
+      await migration.up({ store: this.deps.store, databases: [this.db], progress: () => undefined, keepLock: async () => undefined, leases: UNSERVED });
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Collection, Document, ObjectId } from 'mongodb';
+import type { Leases } from '../writer';
 import type { Migration } from './types';
 
 const BATCH = 200;
@@ -22,7 +23,7 @@ export function valueTypeMigration(batchSize: number): Migration {
   return {
     version: 2,
     name: 'strip the stored type of values',
-    async up({ store, databases, progress, keepLock }) {
+    async up({ store, databases, progress, keepLock, leases }) {
       for (const db of databases) {
         const entities = store.database(db).collection('entity');
         let scanned = 0;
@@ -34,7 +35,7 @@ export function valueTypeMigration(batchSize: number): Migration {
             .find(after ? { _id: { $gt: after } } : {}, { sort: { _id: 1 }, limit: batchSize })
             .toArray();
           if (batch.length === 0) break;
-          for (const document of batch) if (await upgrade(entities, document)) upgraded++;
+          for (const document of batch) if (await upgrade(entities, leases, db, document)) upgraded++;
           scanned += batch.length;
           after = batch[batch.length - 1]!._id as ObjectId;
           progress({ database: db, message: `${scanned} entities scanned, ${upgraded} upgraded` });
@@ -64,16 +65,24 @@ function isValueWithType(value: unknown): value is Document {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, 'type');
 }
 
-/** Rewrites one document's typed values; true when it did. */
-async function upgrade(entities: Collection<Document>, first: Document): Promise<boolean> {
-  let document: Document | null = first;
-  for (let attempt = 0; attempt < ATTEMPTS && document; attempt++) {
-    const changed = withoutValueTypes(document);
-    if (Object.keys(changed).length === 0) return false;
-    const done = await entities.updateOne({ _id: document._id, __v: document.__v }, { $set: changed });
-    if (done.matchedCount === 1) return true;
-    document = await entities.findOne({ _id: document._id });
-  }
-  if (document) throw new Error(`entity ${String(first._id)} kept changing while it was upgraded; run migrate again`);
-  return false;
+/**
+ * Rewrites one document's typed values under the entity's write lease; true when it did. The
+ * compare-and-set on `__v` is what protects on MongoDB; on FerretDB (query, then write) only the
+ * lease keeps a writer's change from landing between the two and being overwritten.
+ */
+async function upgrade(entities: Collection<Document>, leases: Leases, db: string, first: Document): Promise<boolean> {
+  if (Object.keys(withoutValueTypes(first)).length === 0) return false;
+  return leases.hold(`${db}/${String(first._id)}`, async (lease) => {
+    let document: Document | null = first;
+    for (let attempt = 0; attempt < ATTEMPTS && document; attempt++) {
+      const changed = withoutValueTypes(document);
+      if (Object.keys(changed).length === 0) return false;
+      if (!lease.valid()) throw new Error(`the write lease of entity ${String(first._id)} could not be kept (Redis slow or away); run migrate again`);
+      const done = await entities.updateOne({ _id: document._id, __v: document.__v }, { $set: changed });
+      if (done.matchedCount === 1) return true;
+      document = await entities.findOne({ _id: document._id });
+    }
+    if (document) throw new Error(`entity ${String(first._id)} kept changing while it was upgraded; run migrate again`);
+    return false;
+  });
 }

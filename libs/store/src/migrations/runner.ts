@@ -1,4 +1,5 @@
 import type { Store } from '../connection';
+import type { Leases } from '../writer';
 import { SchemaRecords } from './records';
 import type { Migration } from './types';
 
@@ -15,6 +16,8 @@ export type MigrateEvent =
 
 export interface MigrateOptions {
   migrations: readonly Migration[];
+  /** The leases the services' writers take (`MigrationContext.leases`). */
+  leases: Leases;
   /** How long the lock outlives a run that stopped renewing it (crashed). */
   lockTtlMs?: number;
   /** Named in the lock, for a second run to say who holds it. */
@@ -34,7 +37,7 @@ export interface MigrateOutcome {
  * and a new run resumes from there. A stored version newer than the code's is left alone.
  */
 export async function migrate(store: Store, options: MigrateOptions): Promise<MigrateOutcome> {
-  const { migrations, lockTtlMs = 5 * 60_000, holder = 'entia-admin migrate', onEvent = () => undefined } = options;
+  const { migrations, leases, lockTtlMs = 5 * 60_000, holder = 'entia-admin migrate', onEvent = () => undefined } = options;
   const records = new SchemaRecords(store.control);
   const lock = await records.lock(lockTtlMs, holder);
   if ('heldBy' in lock) throw new MigrationBusy(`another migration is running (${lock.heldBy}, since ${lock.since.toISOString()}); try again when it has finished`);
@@ -54,6 +57,7 @@ export async function migrate(store: Store, options: MigrateOptions): Promise<Mi
         store,
         databases,
         keepLock: lock.keep,
+        leases,
         progress: ({ database, message }) => onEvent({ kind: 'progress', version: migration.version, database, message }),
       });
       await lock.keep();

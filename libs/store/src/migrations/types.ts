@@ -1,4 +1,5 @@
 import type { Store } from '../connection';
+import type { Leases } from '../writer';
 
 /** What a migration tells while it runs: one line per step, per database where it works per database. */
 export interface MigrationProgress {
@@ -12,6 +13,12 @@ export interface MigrationContext {
   progress: MigrationProgress;
   /** Called between batches of a long migration: keeps the run's lock (it throws when the lock was lost). */
   keepLock(): Promise<void>;
+  /**
+   * The writers' per-entity leases (`<db>/<id>`): a migration that rewrites an entity document holds
+   * its lease, so a write of an API process still serving meanwhile is never undone (FerretDB's
+   * compare-and-set is not atomic).
+   */
+  leases: Leases;
 }
 
 /**

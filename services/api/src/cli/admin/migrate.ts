@@ -2,6 +2,7 @@ import { migrateSchema, schemaStatus } from '@entia/entities';
 import { Store, type MigrateEvent } from '@entia/store';
 import { hostname } from 'node:os';
 import type { AdminCommand } from './command';
+import { withDeps } from './deps';
 import { configOf, exactly, guarded, helpRequested, parse } from './support';
 
 function describe(event: MigrateEvent): string {
@@ -32,9 +33,9 @@ export const migrateCommand: AdminCommand = {
       const { positionals, values } = parse(args, { status: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } });
       if (helpRequested(this, io, values)) return 0;
       exactly(positionals, 0, '');
-      const store = Store.fromSettings(configOf(io));
-      try {
-        if (values.status) {
+      if (values.status) {
+        const store = Store.fromSettings(configOf(io));
+        try {
           const status = await schemaStatus(store);
           // `stored: null` for a new installation: a JSON reader sees the field either way.
           if (values.json) io.out.write(`${JSON.stringify({ ...status, stored: status.stored ?? null })}\n`);
@@ -46,17 +47,21 @@ export const migrateCommand: AdminCommand = {
             io.out.write(`${status.verdict.serve ? (status.verdict.state === 'newer' ? `served: ${status.verdict.message}` : 'current: served') : status.verdict.message}\n`);
           }
           return 0;
+        } finally {
+          await store.close();
         }
+      }
+      // With Redis too: the writers' leases are held around every entity a migration rewrites.
+      return withDeps(io, async (deps) => {
         const outcome = await migrateSchema(
-          store,
+          deps.store,
+          deps.leases,
           (event) => io.out.write(values.json ? `${JSON.stringify(event)}\n` : `${describe(event)}\n`),
           `entia-admin migrate on ${hostname()} (pid ${process.pid})`,
         );
         if (!values.json) io.out.write(outcome.applied.length > 0 ? `schema version ${outcome.to}: migrated\n` : `schema version ${outcome.to}: current\n`);
         return 0;
-      } finally {
-        await store.close();
-      }
+      });
     });
   },
 };
