@@ -175,12 +175,12 @@ describe('docker-compose.yml', () => {
     expect(service(name).entrypoint ?? undefined).toBeUndefined();
   });
 
-  it('runs `entia-admin migrate` once, from the API image with the API\'s settings, after MongoDB is healthy', () => {
+  it('runs `entia-admin migrate` once, from the API image with the API\'s settings, after MongoDB and Redis are healthy', () => {
     const migrate = service('migrate');
     expect([migrate.build, migrate.image]).toEqual([service('api').build, service('api').image]);
     // `command` replaces the image's CMD only: its ENTRYPOINT (tini) stays.
     expect([migrate.command, migrate.entrypoint ?? undefined]).toEqual([['node', 'services/api/dist/cli/admin.js', 'migrate'], undefined]);
-    expect(migrate.depends_on).toEqual({ mongo: expect.objectContaining({ condition: 'service_healthy' }) });
+    expect(migrate.depends_on).toEqual({ mongo: expect.objectContaining({ condition: 'service_healthy' }), redis: expect.objectContaining({ condition: 'service_healthy' }) });
     expect((migrate as { restart?: string }).restart).toBe('no');
     const shared = ['MONGODB_URL', 'MONGODB_CONTROL_DB', 'REDIS_URL', 'REDIS_PREFIX', 'S3_BUCKET', 'JWT_SECRET'];
     const pick = (env: Record<string, string>) => Object.fromEntries(shared.map((key) => [key, env[key]]));
