@@ -1,15 +1,6 @@
 import { ConfigError, loadConfig } from '@entia/config';
 import { tracingSettings } from '@entia/telemetry';
-
-/** The settings without a default: the least a runnable environment holds. */
-const required = {
-  MONGODB_URL: 'mongodb://127.0.0.1:27017',
-  REDIS_URL: 'redis://127.0.0.1:6379',
-  S3_ENDPOINT: 'http://127.0.0.1:9000',
-  S3_ACCESS_KEY: 'access',
-  S3_SECRET_KEY: 'secret-value',
-  JWT_SECRET: 'a-jwt-secret-of-at-least-32-characters',
-};
+import { required } from '../../config/test/fixtures';
 
 /** What the API would make of these OTEL_* variables (through the real configuration). */
 const settingsOf = (env: Record<string, string>) => tracingSettings(loadConfig({ ...required, ...env }), 'entia-api');
