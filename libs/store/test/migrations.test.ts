@@ -283,4 +283,40 @@ describe('the migrations of this version', () => {
     expect((await entities.findOne({ _id: id }))!.name).toEqual([expect.objectContaining({ string: 'written meanwhile' })]);
     expect(((await entities.findOne({ _id: id }))!.name as Document[])[0]).not.toHaveProperty('type');
   });
+
+  it('a run asked to stop (SIGTERM) stops at the next document, gives the lock back, and the next run finishes', async () => {
+    const store = freshStore();
+    const db = `t_mig_db_${suffix}_s`;
+    await register(store, db);
+    const entities = store.database(db).collection('entity');
+    const at = new Date();
+    const documents = [1, 2, 3].map((i) => ({ _id: new ObjectId(), __v: 1, __read: ['public'], name: [{ _id: new ObjectId(), type: 'name', string: `n${i}`, created: { at, by: new ObjectId() } }] }));
+    await entities.insertMany(documents);
+    const first = `${db}/${documents[0]!._id.toHexString()}`;
+    let asked!: () => void;
+    const leaseAsked = new Promise<void>((resolve) => (asked = resolve));
+    const watched: Leases = {
+      hold: (name, work) => {
+        if (name === first) asked();
+        return leases.hold(name, work);
+      },
+    };
+    const stop = new AbortController();
+    let running!: Promise<unknown>;
+    // The migration is held on the first document; the stop comes while it waits.
+    await leases.hold(first, async () => {
+      running = migrate(store, { leases: watched, migrations: [MIGRATIONS[0]!, valueTypeMigration(10)], signal: stop.signal });
+      await leaseAsked;
+      stop.abort(new Error('stopped by SIGTERM'));
+    });
+    await expect(running).rejects.toThrow('stopped by SIGTERM');
+    const typed = async () => (await entities.find({}, { sort: { _id: 1 } }).toArray()).map((document) => 'type' in (document.name as Document[])[0]!);
+    // The document it was on is finished, the next ones are not touched; migration 2 is not recorded.
+    expect(await typed()).toEqual([false, true, true]);
+    expect((await new SchemaRecords(store.control).read()).version).toBe(1);
+    expect(await store.control.collection('schema').findOne({ _id: 'lock' as never })).toBeNull();
+    // Not refused for a lock: the next run takes it at once and finishes.
+    expect(await migrate(store, { leases, migrations: [MIGRATIONS[0]!, valueTypeMigration(10)] })).toEqual({ from: 1, to: 2, applied: [2] });
+    expect(await typed()).toEqual([false, false, false]);
+  });
 });

@@ -28,6 +28,11 @@ export async function schemaStatus(store: Store): Promise<SchemaStatus> {
  * Brings the schema up to this code's version (`@entia/store`'s runner, its lock and its record),
  * holding the writers' `leases` around each entity it rewrites.
  */
-export function migrateSchema(store: Store, leases: Leases, onEvent: (event: MigrateEvent) => void, holder?: string): Promise<MigrateOutcome> {
-  return migrate(store, { migrations: MIGRATIONS, leases, onEvent, ...(holder ? { holder } : {}) });
+export function migrateSchema(
+  store: Store,
+  leases: Leases,
+  onEvent: (event: MigrateEvent) => void,
+  options: { holder?: string; signal?: AbortSignal } = {},
+): Promise<MigrateOutcome> {
+  return migrate(store, { migrations: MIGRATIONS, leases, onEvent, ...options });
 }

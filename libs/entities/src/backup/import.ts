@@ -145,7 +145,7 @@ class Importer {
     for (const migration of MIGRATIONS) {
       if (migration.version <= this.manifest.schemaVersion || migration.version > code) continue;
       this.options.report?.(`upgrading: migration ${migration.version} (${migration.name})`);
-      await migration.up({ store: this.deps.store, databases: [this.db], progress: () => undefined, keepLock: async () => undefined, leases: UNSERVED });
+      await migration.up({ store: this.deps.store, databases: [this.db], progress: () => undefined, keepLock: async () => undefined, signal: new AbortController().signal, leases: UNSERVED });
     }
   }
 

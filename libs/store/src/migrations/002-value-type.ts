@@ -23,7 +23,7 @@ export function valueTypeMigration(batchSize: number): Migration {
   return {
     version: 2,
     name: 'strip the stored type of values',
-    async up({ store, databases, progress, keepLock, leases }) {
+    async up({ store, databases, progress, keepLock, leases, signal }) {
       for (const db of databases) {
         const entities = store.database(db).collection('entity');
         let scanned = 0;
@@ -35,7 +35,11 @@ export function valueTypeMigration(batchSize: number): Migration {
             .find(after ? { _id: { $gt: after } } : {}, { sort: { _id: 1 }, limit: batchSize })
             .toArray();
           if (batch.length === 0) break;
-          for (const document of batch) if (await upgrade(entities, leases, db, document)) upgraded++;
+          for (const document of batch) {
+            // A batch may take a minute on FerretDB: longer than a pod's grace period after SIGTERM.
+            signal.throwIfAborted();
+            if (await upgrade(entities, leases, db, document)) upgraded++;
+          }
           scanned += batch.length;
           after = batch[batch.length - 1]!._id as ObjectId;
           progress({ database: db, message: `${scanned} entities scanned, ${upgraded} upgraded` });

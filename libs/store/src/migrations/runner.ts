@@ -22,6 +22,12 @@ export interface MigrateOptions {
   lockTtlMs?: number;
   /** Named in the lock, for a second run to say who holds it. */
   holder?: string;
+  /**
+   * Stops the run at its next checkpoint (between batches, or documents): the migration under way
+   * is left unrecorded, to be run again, and the lock is given back, so the next run need not wait
+   * for it to expire (a Job's pod is sent SIGTERM when its node drains).
+   */
+  signal?: AbortSignal;
   onEvent?(event: MigrateEvent): void;
 }
 
@@ -37,7 +43,7 @@ export interface MigrateOutcome {
  * and a new run resumes from there. A stored version newer than the code's is left alone.
  */
 export async function migrate(store: Store, options: MigrateOptions): Promise<MigrateOutcome> {
-  const { migrations, leases, lockTtlMs = 5 * 60_000, holder = 'entia-admin migrate', onEvent = () => undefined } = options;
+  const { migrations, leases, signal = new AbortController().signal, lockTtlMs = 5 * 60_000, holder = 'entia-admin migrate', onEvent = () => undefined } = options;
   const records = new SchemaRecords(store.control);
   const lock = await records.lock(lockTtlMs, holder);
   if ('heldBy' in lock) throw new MigrationBusy(`another migration is running (${lock.heldBy}, since ${lock.since.toISOString()}); try again when it has finished`);
@@ -49,6 +55,7 @@ export async function migrate(store: Store, options: MigrateOptions): Promise<Mi
     onEvent({ kind: 'start', from, to, pending: pending.map(({ version, name }) => ({ version, name })) });
     const applied: number[] = [];
     for (const migration of pending) {
+      signal.throwIfAborted();
       // Registered databases read per migration: one created meanwhile is born at the current version.
       const databases = (await store.registry.allDatabases()).filter((record) => !record.deleting).map((record) => record._id);
       const started = Date.now();
@@ -56,7 +63,11 @@ export async function migrate(store: Store, options: MigrateOptions): Promise<Mi
       await migration.up({
         store,
         databases,
-        keepLock: lock.keep,
+        keepLock: async () => {
+          signal.throwIfAborted();
+          await lock.keep();
+        },
+        signal,
         leases,
         progress: ({ database, message }) => onEvent({ kind: 'progress', version: migration.version, database, message }),
       });

@@ -11,8 +11,13 @@ export interface MigrationContext {
   store: Store;
   databases: readonly string[];
   progress: MigrationProgress;
-  /** Called between batches of a long migration: keeps the run's lock (it throws when the lock was lost). */
+  /**
+   * Called between batches of a long migration: keeps the run's lock (it throws when the lock was
+   * lost, or when the run was asked to stop: `MigrateOptions.signal`).
+   */
   keepLock(): Promise<void>;
+  /** Aborted when the run is asked to stop (SIGTERM): a long step checks it between documents. */
+  signal: AbortSignal;
   /**
    * The writers' per-entity leases (`<db>/<id>`): a migration that rewrites an entity document holds
    * its lease, so a write of an API process still serving meanwhile is never undone (FerretDB's

@@ -53,14 +53,24 @@ export const migrateCommand: AdminCommand = {
       }
       // With Redis too: the writers' leases are held around every entity a migration rewrites.
       return withDeps(io, async (deps) => {
-        const outcome = await migrateSchema(
-          deps.store,
-          deps.leases,
-          (event) => io.out.write(values.json ? `${JSON.stringify(event)}\n` : `${describe(event)}\n`),
-          `entia-admin migrate on ${hostname()} (pid ${process.pid})`,
-        );
-        if (!values.json) io.out.write(outcome.applied.length > 0 ? `schema version ${outcome.to}: migrated\n` : `schema version ${outcome.to}: current\n`);
-        return 0;
+        // SIGTERM (a Job's pod on a draining node) or Ctrl-C: stop at the next document and give
+        // the lock back, rather than leave it to block the next run until it expires.
+        const stop = new AbortController();
+        const onSignal = (signal: NodeJS.Signals) => {
+          io.err.write(`entia-admin migrate: ${signal}: stopping at the next document\n`);
+          stop.abort(new Error(`stopped by ${signal}: the lock is released; run migrate again to finish`));
+        };
+        process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
+        try {
+          const outcome = await migrateSchema(deps.store, deps.leases, (event) => io.out.write(values.json ? `${JSON.stringify(event)}\n` : `${describe(event)}\n`), {
+            holder: `entia-admin migrate on ${hostname()} (pid ${process.pid})`,
+            signal: stop.signal,
+          });
+          if (!values.json) io.out.write(outcome.applied.length > 0 ? `schema version ${outcome.to}: migrated\n` : `schema version ${outcome.to}: current\n`);
+          return 0;
+        } finally {
+          process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+        }
       });
     });
   },
