@@ -48,6 +48,19 @@ afterAll(async () => {
   redis.disconnect();
 });
 
+/** The test's leases, and a promise settled when a migration asks for the lease `watchedName`. */
+function watchLease(watchedName: string): { watched: Leases; leaseAsked: Promise<void> } {
+  let asked!: () => void;
+  const leaseAsked = new Promise<void>((resolve) => (asked = resolve));
+  const watched: Leases = {
+    hold: (name, work) => {
+      if (name === watchedName) asked();
+      return leases.hold(name, work);
+    },
+  };
+  return { watched, leaseAsked };
+}
+
 /** A migration that records what it saw, and fails on demand. */
 function step(version: number, seen: number[], fail?: () => boolean): Migration {
   return {
@@ -261,15 +274,8 @@ describe('the migrations of this version', () => {
     const by = new ObjectId();
     const id = new ObjectId();
     await entities.insertOne({ _id: id, __v: 1, __read: ['public'], name: [{ _id: new ObjectId(), type: 'name', string: 'before', created: { at, by } }] });
-    let asked!: () => void;
-    const leaseAsked = new Promise<void>((resolve) => (asked = resolve));
     // The migration's leases, told when it asks for this entity's.
-    const watched: Leases = {
-      hold: (name, work) => {
-        if (name === `${db}/${id.toHexString()}`) asked();
-        return leases.hold(name, work);
-      },
-    };
+    const { watched, leaseAsked } = watchLease(`${db}/${id.toHexString()}`);
     let migrating!: Promise<unknown>;
     await leases.hold(`${db}/${id.toHexString()}`, async () => {
       migrating = migrate(store, { leases: watched, migrations: [MIGRATIONS[0]!, valueTypeMigration(10)] });
@@ -293,14 +299,7 @@ describe('the migrations of this version', () => {
     const documents = [1, 2, 3].map((i) => ({ _id: new ObjectId(), __v: 1, __read: ['public'], name: [{ _id: new ObjectId(), type: 'name', string: `n${i}`, created: { at, by: new ObjectId() } }] }));
     await entities.insertMany(documents);
     const first = `${db}/${documents[0]!._id.toHexString()}`;
-    let asked!: () => void;
-    const leaseAsked = new Promise<void>((resolve) => (asked = resolve));
-    const watched: Leases = {
-      hold: (name, work) => {
-        if (name === first) asked();
-        return leases.hold(name, work);
-      },
-    };
+    const { watched, leaseAsked } = watchLease(first);
     const stop = new AbortController();
     let running!: Promise<unknown>;
     // The migration is held on the first document; the stop comes while it waits.
