@@ -1,4 +1,4 @@
-import type { Config } from '@entia/config';
+import { cacheRedisUrl, type Config } from '@entia/config';
 import type { ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
 import { SchemaCache, type EntitiesDeps } from '@entia/entities';
@@ -31,9 +31,9 @@ export function openDeps(config: Config, logger: Logger): Deps {
   const onRedisError = (error: Error) => logger.debug({ err: error }, 'redis connection error');
   const redis = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
   const breaker = new RedisBreaker(redis, { onChange: redisStateLogger(logger) });
-  const separateCache = config.CACHE_REDIS_URL !== 'REDIS_URL';
-  const cacheRedis = separateCache ? createRedis(config.CACHE_REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS) : redis;
-  const cacheBreaker = separateCache ? new RedisBreaker(cacheRedis, { onChange: redisStateLogger(logger, 'the cache\'s ') }) : breaker;
+  const cacheUrl = cacheRedisUrl(config);
+  const cacheRedis = cacheUrl ? createRedis(cacheUrl, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS) : redis;
+  const cacheBreaker = cacheUrl ? new RedisBreaker(cacheRedis, { onChange: redisStateLogger(logger, 'the cache\'s ') }) : breaker;
   // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
   void checkRedisRoles(redis, cacheRedis, logger);
   const store = Store.fromSettings(config);

@@ -1,4 +1,4 @@
-import type { Config } from '@entia/config';
+import { cacheRedisUrl, type Config } from '@entia/config';
 import { SchemaCache, SchemaGate, expireHistory } from '@entia/entities';
 import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
 import type { ChangeRecord } from '@entia/domain';
@@ -44,13 +44,13 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const objects = ObjectStore.fromSettings(config);
   const queue = new JobProducer(breaker, config.REDIS_PREFIX, onRedisError);
   // The cache's tokens live on CACHE_REDIS_URL (issue 22); REDIS_URL's server when it is unset.
-  const cacheCommands = config.CACHE_REDIS_URL === 'REDIS_URL' ? commands : createRedis(config.CACHE_REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
-  const cacheBreaker =
-    cacheCommands === commands
-      ? breaker
-      : new RedisBreaker(cacheCommands, {
-          onChange: (available, reason) => (available ? logger.info('the cache\'s redis is back') : logger.warn({ reason }, 'the cache\'s redis unavailable')),
-        });
+  const cacheUrl = cacheRedisUrl(config);
+  const cacheCommands = cacheUrl ? createRedis(cacheUrl, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS) : commands;
+  const cacheBreaker = cacheUrl
+    ? new RedisBreaker(cacheCommands, {
+        onChange: (available, reason) => (available ? logger.info('the cache\'s redis is back') : logger.warn({ reason }, 'the cache\'s redis unavailable')),
+      })
+    : breaker;
   // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
   void checkRedisRoles(commands, cacheCommands, logger);
   const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
@@ -142,7 +142,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
       breaker.stop();
       cacheBreaker.stop();
       commands.disconnect();
-      if (cacheCommands !== commands) cacheCommands.disconnect();
+      if (cacheUrl) cacheCommands.disconnect();
       await store.close();
       return active === 0;
     },

@@ -49,6 +49,13 @@ function makeWritable(dir: string): void {
   }
 }
 
+/** `go install <args>` into the build's temporary GOBIN; resolves to the installed binary `name`. */
+async function goInstall(ctx: BuildContext, name: string, args: string[]): Promise<string> {
+  const gobin = path.join(ctx.tmp, 'bin');
+  await go(ctx, ['install', ...args], ctx.tmp, { GOBIN: gobin });
+  return path.join(gobin, name);
+}
+
 export const FERRETDB: BinarySpec = {
   name: 'ferretdb',
   label: `FerretDB ${FERRETDB_VERSION}`,
@@ -78,11 +85,7 @@ export const MINIO: BinarySpec = {
   label: `MinIO ${MINIO_MODULE_VERSION.slice(-12)}`,
   version: MINIO_MODULE_VERSION.slice(-12),
   overrideEnv: 'ENTIA_MINIO_BIN',
-  async build(ctx) {
-    const gobin = path.join(ctx.tmp, 'bin');
-    await go(ctx, ['install', `github.com/minio/minio@${MINIO_MODULE_VERSION}`], ctx.tmp, { GOBIN: gobin });
-    return path.join(gobin, 'minio');
-  },
+  build: (ctx) => goInstall(ctx, 'minio', [`github.com/minio/minio@${MINIO_MODULE_VERSION}`]),
 };
 
 /**
@@ -95,16 +98,13 @@ export const PROMTOOL: BinarySpec = {
   label: `promtool ${PROMTOOL_MODULE_VERSION}`,
   version: PROMTOOL_MODULE_VERSION,
   overrideEnv: 'ENTIA_PROMTOOL_BIN',
-  async build(ctx) {
-    const gobin = path.join(ctx.tmp, 'bin');
+  build(ctx) {
     // The version `promtool --version` prints (v0.316.0 is Prometheus 3.16.0), stamped as a release build does.
     const release = PROMTOOL_MODULE_VERSION.replace(/^v0\.3(\d\d)\./, (_, minor: string) => `3.${Number(minor)}.`);
     const stamp = `-X github.com/prometheus/common/version.Version=${release}`;
     // remove_all_sd: without the cloud service discoveries (AWS, Azure, GCE, …), which checking and
     // testing rules never use and which are most of the build.
-    const args = ['install', '-trimpath', '-tags', 'remove_all_sd', '-ldflags', stamp, `github.com/prometheus/prometheus/cmd/promtool@${PROMTOOL_MODULE_VERSION}`];
-    await go(ctx, args, ctx.tmp, { GOBIN: gobin });
-    return path.join(gobin, 'promtool');
+    return goInstall(ctx, 'promtool', ['-trimpath', '-tags', 'remove_all_sd', '-ldflags', stamp, `github.com/prometheus/prometheus/cmd/promtool@${PROMTOOL_MODULE_VERSION}`]);
   },
 };
 

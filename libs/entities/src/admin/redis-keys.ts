@@ -32,31 +32,28 @@ export function databaseKeyPatterns(prefix: string, db: string): { match: string
   ];
 }
 
-/** Deletes the database's keys, found with SCAN (never KEYS: it blocks Redis); resolves with how many. */
-export async function deleteDatabaseKeys(redis: KeyScanner, prefix: string, db: string): Promise<number> {
-  let deleted = 0;
+/** The database's keys, a SCAN page at a time (never KEYS: it blocks Redis). */
+async function* databaseKeys(redis: KeyScanner, prefix: string, db: string): AsyncGenerator<string[]> {
   for (const { match, ofDatabase } of databaseKeyPatterns(prefix, db)) {
     let cursor = '0';
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 500);
       cursor = next;
-      const mine = ofDatabase ? keys.filter(ofDatabase) : keys;
-      if (mine.length > 0) deleted += await redis.del(...mine);
+      yield ofDatabase ? keys.filter(ofDatabase) : keys;
     } while (cursor !== '0');
   }
+}
+
+/** Deletes the database's keys; resolves with how many. */
+export async function deleteDatabaseKeys(redis: KeyScanner, prefix: string, db: string): Promise<number> {
+  let deleted = 0;
+  for await (const keys of databaseKeys(redis, prefix, db)) if (keys.length > 0) deleted += await redis.del(...keys);
   return deleted;
 }
 
 /** How many keys of the database are left (the test of a complete deletion, and a re-run's check). */
 export async function countDatabaseKeys(redis: KeyScanner, prefix: string, db: string): Promise<number> {
   let count = 0;
-  for (const { match, ofDatabase } of databaseKeyPatterns(prefix, db)) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 500);
-      cursor = next;
-      count += (ofDatabase ? keys.filter(ofDatabase) : keys).length;
-    } while (cursor !== '0');
-  }
+  for await (const keys of databaseKeys(redis, prefix, db)) count += keys.length;
   return count;
 }

@@ -1,3 +1,4 @@
+import { cacheRedisUrl } from '@entia/config';
 import { checkedDatabaseName, deleteDatabase } from '@entia/entities';
 import { ObjectStore } from '@entia/files';
 import { createRedis } from '@entia/jobs';
@@ -42,8 +43,7 @@ export const deleteDatabaseCommand: AdminCommand = {
         }
         const onError = () => undefined;
         // The queue's Redis and, when the cache has one of its own (CACHE_REDIS_URL), that one too.
-        // CACHE_REDIS_URL's default is the word REDIS_URL (the same server), not a URL.
-        const urls = [...new Set([config.REDIS_URL, config.CACHE_REDIS_URL === 'REDIS_URL' ? config.REDIS_URL : config.CACHE_REDIS_URL])];
+        const urls = [...new Set([config.REDIS_URL, cacheRedisUrl(config) ?? config.REDIS_URL])];
         const redis = urls.map((url) => createRedis(url, 'command', onError, config.DEPENDENCY_TIMEOUT_MS));
         try {
           await deleteDatabase({ store, objects: ObjectStore.fromSettings(config), redis, redisPrefix: config.REDIS_PREFIX }, name!, (step, detail) =>
