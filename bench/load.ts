@@ -23,6 +23,7 @@ import { startService, type Service } from './load/services';
 import { sampleUsage, type ProcessUsage } from './load/usage';
 import { machine } from './machine';
 import { redisRoundTrips } from './load/round-trips';
+import { parseTrace, summariseTrace, type ScenarioTrace } from './load/trace-summary';
 import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -33,6 +34,13 @@ function shuffled<T>(items: T[]): T[] {
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
   return items;
+}
+
+/** Each metered scenario's commands, from the services' trace files, grouped by where they were sent from. */
+function traceOf(results: ScenarioResult[], cascade: LoadResult['cascade'], files: Record<string, string>): ScenarioTrace[] {
+  const traces = new Map(Object.entries(files).map(([service, file]) => [service, existsSync(file) ? parseTrace(readFileSync(file, 'utf8')) : []]));
+  const metered = [...results, ...(cascade?.costs ? [{ id: 'cascade', costs: cascade.costs }] : [])];
+  return metered.flatMap(({ id, costs }) => (costs ? [{ id, requests: costs.requests, rows: summariseTrace(traces, costs.span, costs.requests) }] : []));
 }
 
 async function main(): Promise<void> {
@@ -86,8 +94,12 @@ async function main(): Promise<void> {
       // Database commands per request are counted from the services' mongodb_commands_total.
       MONGODB_COMMAND_METRICS: 'true',
     };
-    const profileDir = options.profileDir === undefined ? undefined : resolve(options.profileDir);
-    services.push(await startService('api', serviceEnv, apiPort, profileDir), await startService('worker', serviceEnv, workerPort, profileDir));
+    const instruments = {
+      ...(options.profileDir === undefined ? {} : { profileDir: resolve(options.profileDir) }),
+      ...(options.traceDir === undefined ? {} : { traceDir: resolve(options.traceDir) }),
+    };
+    if (instruments.traceDir) mkdirSync(instruments.traceDir, { recursive: true });
+    services.push(await startService('api', serviceEnv, apiPort, instruments), await startService('worker', serviceEnv, workerPort, instruments));
     const [api, worker] = services as [Service, Service];
     const base = `http://127.0.0.1:${apiPort}`;
     const key = await ownerApiKey(store, world);
@@ -171,6 +183,7 @@ async function main(): Promise<void> {
     closeMeter();
     for (const service of services) await service.stop();
     const profile = api.profileFile && existsSync(api.profileFile) ? summariseProfile(JSON.parse(readFileSync(api.profileFile, 'utf8')) as CpuProfile) : undefined;
+    const trace = api.traceFile && worker.traceFile ? traceOf(results, cascade, { api: api.traceFile, worker: worker.traceFile }) : undefined;
 
     const result: LoadResult = {
       startedAt: startedAt.toISOString(),
@@ -183,7 +196,8 @@ async function main(): Promise<void> {
       seedSettled,
       scenarios: results,
       ...(cascade ? { cascade } : {}),
-      targets: targetsOf(results),
+      targets: targetsOf(results, trace),
+      ...(trace ? { trace } : {}),
       ...(profile ? { profile: renderProfileMarkdown(profile, `API CPU profile (${api.profileFile}; the whole run: use --only for one scenario)`) } : {}),
     };
     const markdown = renderLoadMarkdown(result);

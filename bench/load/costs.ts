@@ -22,6 +22,8 @@ export interface RequestCosts {
   workerCpuMs: number;
   /** Milliseconds waited after the load for the API to answer what was sent and the worker to finish the work left. */
   settleMs: number;
+  /** When metering began and ended (epoch milliseconds): what a command trace of the scenario covers. */
+  span: { from: number; to: number };
 }
 
 export interface CostSources {
@@ -117,6 +119,7 @@ export async function costMeter(sources: CostSources): Promise<{ meter: Meter; s
   };
 
   const meter: Meter = async () => {
+    const from = Date.now();
     const [apiBefore, workerBefore] = await Promise.all([api(), worker()]);
     const redisBefore = await redisCalls();
     const [apiTicks, workerTicks] = await ticks();
@@ -142,6 +145,7 @@ export async function costMeter(sources: CostSources): Promise<{ meter: Meter; s
           apiCpuMs: cpuMs(apiTicksAfter - apiTicks, made.api - madeBefore.api, scrapeCost.ticks),
           workerCpuMs: cpuMs(workerTicksAfter - workerTicks, made.worker - madeBefore.worker, scrapeCost.ticks),
           settleMs: Date.now() - started,
+          span: { from, to: Date.now() },
         };
       },
     };

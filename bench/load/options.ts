@@ -33,11 +33,16 @@ export interface LoadOptions {
   only?: string[];
   /** Where the API and the worker write V8 CPU profiles (`--cpu-prof`) when they stop. */
   profileDir?: string;
+  /**
+   * Where the API and the worker append a trace of every MongoDB command with the code that sent
+   * it (`command-trace.ts`); the report then shows, per scenario, where its commands come from.
+   */
+  traceDir?: string;
 }
 
 const USAGE = `usage: npm run bench -- [--size 100000] [--db bench_x] [--reuse] [--keep] [--connections 10]
   [--duration 10] [--list-requests 20] [--children 1000] [--timeout-ms 600000] [--settle-ms 60000] [--out bench/results]
-  [--only ceiling-http,get-cached,...] [--profile <dir>]
+  [--only ceiling-http,get-cached,...] [--profile <dir>] [--trace <dir>]
 Without MONGODB_URL (e.g. from .stack/env) an ephemeral local stack is started. Every option may also be
 set as BENCH_<NAME> (BENCH_SIZE, BENCH_CONNECTIONS, ...).`;
 
@@ -56,6 +61,7 @@ const OPTIONS = {
   out: 'string',
   only: 'string',
   profile: 'string',
+  trace: 'string',
 } as const;
 
 export function readLoadOptions(argv = process.argv.slice(2), env = process.env): LoadOptions {
@@ -65,6 +71,7 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
   const db = databaseOption(args, env.MONGODB_CONTROL_DB || 'entia');
   const only = args.text('only');
   const profileDir = args.text('profile');
+  const traceDir = args.text('trace');
   return {
     size: args.integer('size', 100_000, 100),
     db,
@@ -79,5 +86,6 @@ export function readLoadOptions(argv = process.argv.slice(2), env = process.env)
     outDir: args.text('out') ?? 'bench/results',
     ...(only ? { only: only.split(',').map((id) => id.trim()) } : {}),
     ...(profileDir ? { profileDir } : {}),
+    ...(traceDir ? { traceDir } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { RequestCosts } from './costs';
 import type { DbCost } from './counts';
 import type { LoadOptions } from './options';
 import type { Throughput } from './stats';
+import { renderTraceMarkdown, type ScenarioTrace } from './trace-summary';
 import type { ProcessUsage } from './usage';
 
 export interface ScenarioResult extends Throughput {
@@ -40,6 +41,8 @@ export interface LoadResult {
   cascade?: CascadeResult & { api: ProcessUsage; worker: ProcessUsage; costs?: RequestCosts };
   /** With `--profile`: the API's CPU profile summed by function and package (bench/load/profile.ts). */
   profile?: string;
+  /** With `--trace`: each metered scenario's commands by where they were sent from (bench/load/trace-summary.ts). */
+  trace?: ScenarioTrace[];
   targets: Target[];
 }
 
@@ -62,25 +65,40 @@ function oneReadOneWrite(goal: string, db: DbCost | undefined): Target {
 
 const most = <T extends { finds: number; counts: number }>(items: T[]) => items.reduce((a, b) => (b.finds + b.counts > a.finds + a.counts ? b : a));
 
-/** A list query's commands: one find, one count (countDocuments is an `aggregate`), nothing else. */
-function listCommands(lists: ScenarioResult[]): Target {
+/** What a list request's own code sent (`EntityCollection.list`), as the command trace tells it. */
+const LIST_SITE = 'EntityCollection.list (';
+
+/**
+ * A list query's commands: one find, one count (countDocuments is an `aggregate`), nothing else.
+ * With a command trace, those the list itself sent; the rest (the token's revocation recheck every
+ * KEY_RECHECK_MS, paid by nearly every request of a scenario whose requests take seconds) named apart.
+ */
+function listCommands(lists: ScenarioResult[], traces: readonly ScenarioTrace[] = []): Target {
   const measured = lists.map((s) => {
-    const db = s.costs?.db;
-    const finds = db ? sum(db.byCommand, ['find', 'getMore']) : NaN;
-    const counts = db ? sum(db.byCommand, ['count', 'aggregate']) : NaN;
-    const others = db ? Math.round((db.total - finds - counts) * 100) / 100 : NaN;
-    return { id: s.id, finds, counts, others, met: finds <= 1 && counts <= 1 && others === 0 };
+    const rows = traces.find((t) => t.id === s.id)?.rows.filter((row) => row.service === 'api');
+    const own = rows?.filter((row) => row.sentFrom.startsWith(LIST_SITE));
+    const counted = own ? Object.fromEntries(own.map((row) => [row.command, row.perRequest])) : s.costs?.db.byCommand;
+    const total = own ? own.reduce((n, row) => n + row.perRequest, 0) : s.costs?.db.total;
+    const finds = counted ? sum(counted, ['find', 'getMore']) : NaN;
+    const counts = counted ? sum(counted, ['count', 'aggregate']) : NaN;
+    const others = total !== undefined ? Math.round((total - finds - counts) * 100) / 100 : NaN;
+    const besides = rows && own ? Math.round((rows.reduce((n, row) => n + row.perRequest, 0) - (total ?? 0)) * 100) / 100 : 0;
+    return { id: s.id, finds, counts, others, besides, met: finds <= 1 && counts <= 1 && others === 0 };
   });
   const shown = measured.filter((m) => !m.met);
   const text = (m: (typeof measured)[number]) => `${m.id}: ${figure(m.finds)} find + ${figure(m.counts)} count${m.others ? ` + ${figure(m.others)} other` : ''}`;
+  const besides = Math.max(0, ...measured.map((m) => m.besides));
+  const traced = traces.length > 0;
   return {
     goal: 'each list query: 1 find per request (+ 1 count when it asks for the total: every list asks today)',
-    measured: lists.length === 0 ? 'no list query ran' : shown.length ? shown.map(text).join('; ') : `all ${lists.length} met; the most: ${text(most(measured))}`,
+    measured:
+      (lists.length === 0 ? 'no list query ran' : shown.length ? shown.map(text).join('; ') : `all ${lists.length} met; the most: ${text(most(measured))}`) +
+      (traced ? ` (the list's own, from the command trace; besides, up to ${besides} per request of the token's revocation recheck)` : ''),
     met: lists.length > 0 && shown.length === 0,
   };
 }
 
-export function targetsOf(scenarios: ScenarioResult[]): Target[] {
+export function targetsOf(scenarios: ScenarioResult[], traces?: readonly ScenarioTrace[]): Target[] {
   const byId = new Map(scenarios.map((s) => [s.id, s]));
   const ratio = (id: string, ceiling: string) => byId.get(id)?.ratios?.find((r) => r.ceiling === ceiling)?.ratio ?? NaN;
   const costs = (id: string) => byId.get(id)?.costs;
@@ -104,7 +122,7 @@ export function targetsOf(scenarios: ScenarioResult[]): Target[] {
     oneReadOneWrite('create (no reference): ≤ 1 database read + 1 write per request (0 reads expected)', costs('create-plain')?.db),
     oneReadOneWrite('create with a reference: ≤ 1 database read + 1 write per request', costs('create')?.db),
     oneReadOneWrite('add a value: ≤ 1 database read + 1 write per request', costs('add-value')?.db),
-    listCommands(lists),
+    listCommands(lists, traces),
     { goal: "creates ≥ 60 % of the driver's insert ceiling", measured: pct(ratio('create', 'ceiling-driver-insert')), met: ratio('create', 'ceiling-driver-insert') >= 0.6 },
     {
       goal: 'p99 of every list query ≤ 10× its p50',
@@ -194,6 +212,7 @@ export function renderLoadMarkdown(result: LoadResult): string {
     '|---|---|---|',
     ...result.targets.map((t) => `| ${t.goal} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
     '',
+    ...(result.trace ? [renderTraceMarkdown(result.trace), ''] : []),
     ...(result.profile ? [result.profile, ''] : []),
   ];
   return lines.join('\n');

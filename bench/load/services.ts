@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { stopWithParent } from '@entia/stack';
 
 // The services of this checkout, or of another built one (BENCH_SERVICES_ROOT): a before/after
 // comparison measures two builds with the same benchmark.
-const ROOT = process.env.BENCH_SERVICES_ROOT ?? join(__dirname, '..', '..', '..');
+const ROOT = resolve(process.env.BENCH_SERVICES_ROOT ?? join(__dirname, '..', '..', '..'));
 
 export interface Service {
   name: string;
@@ -16,6 +16,8 @@ export interface Service {
   logFile: string;
   /** With a profile directory: the CPU profile it writes there when it stops. */
   profileFile?: string;
+  /** With a trace directory: the command trace it appends to (`command-trace.ts`). */
+  traceFile?: string;
   stop(): Promise<void>;
 }
 
@@ -33,17 +35,27 @@ async function ready(url: string, child: ChildProcess, timeoutMs = 30_000): Prom
   throw new Error(`${url} not ready within ${timeoutMs} ms`);
 }
 
+/** How a service runs besides its environment: under the profiler, under the command trace. */
+export interface Instruments {
+  profileDir?: string;
+  traceDir?: string;
+}
+
 /**
  * Starts a built service (`services/<name>/dist/main.js`) as its own process, as `npm start` does;
- * with `profileDir`, V8 writes its CPU profile there when it stops (open it in Chrome DevTools).
+ * with `profileDir`, V8 writes its CPU profile there when it stops (open it in Chrome DevTools);
+ * with `traceDir`, it appends every MongoDB command and the code that sent it to a file there.
  */
-export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number, profileDir?: string): Promise<Service> {
+export async function startService(name: 'api' | 'worker', env: Record<string, string>, healthPort: number, { profileDir, traceDir }: Instruments = {}): Promise<Service> {
   const logFile = join(tmpdir(), `entia-bench-${name}-${process.pid}.log`);
   const log = openSync(logFile, 'w');
   const profileName = `${name}-${process.pid}.cpuprofile`;
   const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`] : [];
-  const child = spawn(process.execPath, [...profiling, join(ROOT, 'services', name, 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+  const traceFile = traceDir ? join(traceDir, `${name}-${process.pid}.ndjson`) : undefined;
+  // The trace hooks the driver from this checkout's bench build, whichever services run.
+  const tracing = traceFile ? ['--enable-source-maps', '--require', join(__dirname, 'command-trace.js')] : [];
+  const child = spawn(process.execPath, [...profiling, ...tracing, join(ROOT, 'services', name, 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env, ...(traceFile ? { ENTIA_COMMAND_TRACE_FILE: traceFile, ENTIA_COMMAND_TRACE_ROOT: ROOT } : {}) },
     stdio: ['ignore', log, log],
   });
   // Stopped with the benchmark however it ends (Ctrl-C, SIGTERM, a crash): no orphaned services.
@@ -54,6 +66,7 @@ export async function startService(name: 'api' | 'worker', env: Record<string, s
     pid: child.pid!,
     logFile,
     ...(profileDir ? { profileFile: join(profileDir, profileName) } : {}),
+    ...(traceFile ? { traceFile } : {}),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
