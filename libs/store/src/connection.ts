@@ -1,6 +1,6 @@
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { ControlDb } from './control';
-import { EntityCollection } from './entities';
+import { EntityCollection, type KeyLookups } from './entities';
 import { HistoryCollection } from './history';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -57,10 +57,28 @@ export class Store {
   private readonly histories = new Map<string, HistoryCollection>();
   private readonly deliveryLogs = new Map<string, WebhookDeliveries>();
 
+  private keyLookups_?: Promise<KeyLookups>;
+
   private constructor(
     readonly client: MongoClient,
     private readonly options: StoreOptions,
   ) {}
+
+  /**
+   * Which filters the engine serves from its primary key, asked once (`buildInfo`; a failure is
+   * asked again next time). FerretDB 1.24 serves a lone `_id` equality only: `{_id, __v}` is a
+   * scan of the whole collection there (docs/decisions.md, "Compare-and-set on FerretDB").
+   */
+  keyLookups(): Promise<KeyLookups> {
+    this.keyLookups_ ??= this.control
+      .command({ buildInfo: 1 })
+      .then((info): KeyLookups => (typeof info.ferretdbVersion === 'string' ? 'lone-id' : 'compound'))
+      .catch((error: unknown) => {
+        this.keyLookups_ = undefined;
+        throw error;
+      });
+    return this.keyLookups_;
+  }
 
   static fromSettings(settings: {
     MONGODB_URL: string;
@@ -102,7 +120,7 @@ export class Store {
   entities(name: string): EntityCollection {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new EntityCollection(this.database(name), this.options.timeoutMs);
+      collection = new EntityCollection(this.database(name), this.options.timeoutMs, () => this.keyLookups());
       this.collections.set(name, collection);
     }
     return collection;

@@ -45,6 +45,13 @@ const storedOf = (document: EntityDocument): Stored => ({
 });
 
 /**
+ * Which filters an engine serves from its primary key: any with an `_id` equality (`compound`:
+ * MongoDB), or a lone `_id` equality only (`lone-id`: FerretDB 1.24 scans the whole collection for
+ * `{_id, __v}`).
+ */
+export type KeyLookups = 'compound' | 'lone-id';
+
+/**
  * The `entity` collection of one tenant database. Every write is one document operation, a
  * compare-and-set on the version. That alone does not serialise writers on every engine (FerretDB
  * evaluates an update as query, then write), so changes of existing entities go through
@@ -56,6 +63,7 @@ export class EntityCollection {
   constructor(
     db: Db,
     private readonly maxTimeMS: number,
+    private readonly keyLookups: () => Promise<KeyLookups> = async () => 'compound',
   ) {
     this.collection = db.collection<EntityDocument>('entity');
   }
@@ -195,9 +203,21 @@ export class EntityCollection {
   /**
    * Commits `next` with `outbox` if the entity is still at `version`; false when someone else wrote
    * in between (or it is gone). Callers hold the entity's lease (`EntityWriter`).
+   *
+   * Where the engine serves `{_id, __v}` from its key, that is the write's filter: an atomic
+   * compare-and-set. Where it serves a lone `_id` only (FerretDB), the version is read by `_id` and
+   * the write filtered by `_id`: two lookups instead of two scans of the whole collection (the
+   * engine's own update is a query, then a write, so no atomicity is lost); a writer whose lease
+   * expired still finds the version moved and stops.
    */
   async commit(id: string, version: number, next: Next, outbox: readonly OutboxEntry[], token: string): Promise<boolean> {
-    const filter = { _id: new ObjectId(id), __v: version };
+    const _id = new ObjectId(id);
+    let filter: Document = { _id, __v: version };
+    if ((await this.keyLookups()) === 'lone-id') {
+      const current = await this.collection.findOne({ _id }, { projection: { __v: 1 }, maxTimeMS: this.maxTimeMS });
+      if (current?.__v !== version) return false;
+      filter = { _id };
+    }
     const kept = { __w: token, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) };
     switch (next.kind) {
       case 'purge':
@@ -208,7 +228,7 @@ export class EntityCollection {
       }
       case 'tombstone': {
         // `__vids` holds the entity's own id: a unique index admits one empty (or missing) entry only.
-        const tombstone = { _id: filter._id, __v: version + 1, __deleted: new Date(), __read: [], __vids: [filter._id], __refs: [], __q: [], __sort: {}, __av: [], ...kept };
+        const tombstone = { _id, __v: version + 1, __deleted: new Date(), __read: [], __vids: [_id], __refs: [], __q: [], __sort: {}, __av: [], ...kept };
         return (await this.collection.replaceOne(filter, tombstone)).matchedCount === 1;
       }
       case 'replace':

@@ -66,6 +66,28 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
       expect(await entities.commit(newId(), 1, { kind: 'keep' }, [], 'token-1')).toBe(false);
     });
 
+    it('filters by what the engine serves from its key: never `{_id, __v}` where only a lone `_id` is (FerretDB)', async () => {
+      const watched = Store.open({ url: process.env.MONGODB_URL!, controlDb: store.controlDbName, timeoutMs: 5000, reachMs: 1000, monitorCommands: true });
+      try {
+        const filters: Record<string, unknown>[] = [];
+        watched.client.on('commandStarted', (event) => {
+          const filter = event.command.filter ?? (event.command.updates as { q: Record<string, unknown> }[] | undefined)?.[0]?.q;
+          if (event.command[event.commandName] === 'entity' && filter) filters.push(filter as Record<string, unknown>);
+        });
+        const info = await watched.control.command({ buildInfo: 1 });
+        const loneId = typeof info.ferretdbVersion === 'string';
+        expect(await watched.keyLookups()).toBe(loneId ? 'lone-id' : 'compound');
+
+        const stored = await inserted();
+        expect(await watched.entities(db).commit(stored._id, 1, { kind: 'keep' }, [], 'token-1')).toBe(true);
+        expect(await watched.entities(db).commit(stored._id, 1, { kind: 'keep' }, [], 'token-2')).toBe(false);
+        expect(filters.length).toBeGreaterThan(0);
+        for (const filter of filters) expect(Object.keys(filter)).toEqual(loneId ? ['_id'] : ['_id', '__v']);
+      } finally {
+        await watched.close();
+      }
+    });
+
     it('keep: the properties stay, the version and write token move on, the outbox is set', async () => {
       const stored = await inserted();
       const entries = outbox();
