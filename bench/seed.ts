@@ -1,6 +1,6 @@
 import { DEFAULT_LIMITS, type MetaTypes, type ValueInput } from '@entia/domain';
 import { EntityCollection, EntityWriter, RedisLeases, type DatabaseRecord, type Store } from '@entia/store';
-import { ImportSession, SchemaCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
+import { ImportSession, SchemaCache, TargetCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
 import { ChangeLog, Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
 import { ObjectId } from 'mongodb';
 import {
@@ -108,6 +108,7 @@ function writeDeps(store: Store): EntitiesDeps & { disconnect(): void } {
     logger: { error: quiet },
     generations,
     schemas: new SchemaCache(store, generations),
+    targets: new TargetCache(generations),
     // The seeded entities' creations go to the change log like any (the worker would publish them anyway).
     changes: new ChangeLog(breaker, process.env.REDIS_PREFIX ?? 'entia', { maxEvents: 10_000, maxAgeMs: 86_400_000 }),
     objects: { remove: noFiles, presignUpload: noFiles, presignDownload: noFiles, exists: noFiles, copy: noFiles },

@@ -3,6 +3,7 @@ import type { ChangeRecord } from '@entia/domain';
 import type { ChangeLog, Generations, JobProducer } from '@entia/jobs';
 import type { EntityWriter, Leases, Store } from '@entia/store';
 import type { SchemaCache } from './schema';
+import type { TargetCache } from './target-cache';
 
 /** Where failures that must not fail the caller are reported (a pino logger fits). */
 export interface FailureLog {
@@ -49,4 +50,6 @@ export interface EntitiesDeps extends SettleDeps {
   leases: Leases;
   objects: Objects;
   settings: WriteSettings;
+  /** The entities writes reference (and their owners), cached under their generation tokens. */
+  targets: TargetCache;
 }

@@ -5,6 +5,7 @@ export { liveKey, signInOf, signInWithApiKey, type SignIn } from './sign-in';
 export { signInWithIdentity } from './identity-sign-in';
 export { passkeyHolder, registerPasskey, signInWithPasskey, type RegisteredPasskey } from './passkeys';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
+export { TargetCache } from './target-cache';
 export { describeDatabaseSchema } from './describe-schema';
 export { COALESCE_MS, MAX_CASCADE_DEPTH, dependentIds, scheduleSettle } from './schedule';
 export { settleEntity, type SettleOptions, type Settled } from './settle';

@@ -1,5 +1,5 @@
 import { loadConfig } from '@entia/config';
-import { SchemaCache, type EntitiesDeps } from '@entia/entities';
+import { SchemaCache, TargetCache, type EntitiesDeps } from '@entia/entities';
 import { ObjectStore } from '@entia/files';
 import { ChangeLog, Generations, JobProducer, RedisBreaker, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store } from '@entia/store';
@@ -27,6 +27,7 @@ export function openDeps(): EntitiesDeps & { close(): Promise<void> } {
     jobs,
     generations,
     schemas: new SchemaCache(store, generations),
+    targets: new TargetCache(generations),
     changes: new ChangeLog(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 }),
     objects: ObjectStore.fromSettings(config),
     logger: { error: () => undefined },

@@ -65,6 +65,12 @@ export class Generations {
     return id === undefined ? this.databaseKey(db) : this.entityKey(db, id);
   }
 
+  /** The current tokens of these entities of `db`, in order; null where there is none (see `claim`). */
+  async tokens(db: string, ids: readonly string[]): Promise<(string | null)[]> {
+    if (ids.length === 0) return [];
+    return this.breaker.run((redis) => redis.mget(ids.map((id) => this.entityKey(db, id))));
+  }
+
   /**
    * A fresh token for the token key `key` (from `keyOf`) that was found missing, or undefined when
    * one was set meanwhile — by a write, whose page the caller may not have: it then stores nothing.

@@ -1,7 +1,7 @@
 import { cacheRedisUrl, type Config } from '@entia/config';
 import type { ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
-import { SchemaCache, type EntitiesDeps } from '@entia/entities';
+import { SchemaCache, TargetCache, type EntitiesDeps } from '@entia/entities';
 import { ChangeLog, Generations, JobProducer, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store } from '@entia/store';
 import type { Redis } from 'ioredis';
@@ -55,6 +55,7 @@ export function openDeps(config: Config, logger: Logger): Deps {
     objects: ObjectStore.fromSettings(config),
     generations,
     schemas: new SchemaCache(store, generations),
+    targets: new TargetCache(generations),
     changes,
     hub: new ChangeHub(changes, config.REDIS_URL, logger, config.DEPENDENCY_TIMEOUT_MS),
     settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },

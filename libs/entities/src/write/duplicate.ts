@@ -18,7 +18,7 @@ import {
 import { objectKey } from '@entia/files';
 import { newId, type KeyRecord, type NewEntity } from '@entia/store';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkAgainstTargets, targetsOf, wantedBy } from '../checks';
+import { checkAgainstTargets, readFirst, targetsOf, wantedBy } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { schemaOf } from '../definitions';
 import { keyRecords } from '../keys';
@@ -71,7 +71,7 @@ export async function duplicateEntity(deps: EntitiesDeps, tenant: Tenant, id: st
   // entities (references readable, `_parent` needs `_expander`, `reference_query`) are asked once:
   // their answer is the same for every copy (a `reference_query` is a query per reference).
   const first = decided[0]!;
-  const targets = await targetsOf(tenant, [...new Set(wantedBy(first.result, caller))], schema.types);
+  const targets = await targetsOf(deps, tenant, [...new Set(wantedBy(first.result, caller))], schema.types, readFirst(caller));
   await checkAgainstTargets(tenant, { _id: first.id, properties: first.result.properties }, first.result, caller, type, targets);
   const present = await uploadedSources(deps, tenant, source, values);
   const copies = decided.map((one) => built(tenant, schema, type, one, targets, values, present));

@@ -10,7 +10,7 @@ import {
   type WriteResult,
 } from '@entia/domain';
 import { newId, type KeyRecord, type NewEntity } from '@entia/store';
-import { checkAgainstTargets, targetsOf, wantedBy } from '../checks';
+import { checkAgainstTargets, targetsRead, wantedBy } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { schemaOf } from '../definitions';
 import type { Schema } from '../schema';
@@ -65,9 +65,9 @@ export async function importEntities(deps: EntitiesDeps, tenant: Tenant, inputs:
 
 /** The batch's targets: those the session saw, the rest read at once (one `$in`) and remembered. */
 async function batchTargets(tenant: Tenant, ids: readonly string[], types: Schema['types'], session: ImportSession | undefined): Promise<Map<string, Properties>> {
-  if (!session) return targetsOf(tenant, ids, types);
+  if (!session) return targetsRead(tenant, ids, types);
   const { known, missing } = session.split(ids);
-  const loaded = await targetsOf(tenant, missing, types);
+  const loaded = await targetsRead(tenant, missing, types);
   session.remember(loaded);
   return new Map([...known, ...loaded]);
 }
@@ -138,7 +138,7 @@ async function importBatch(deps: EntitiesDeps, tenant: Tenant, inputs: readonly 
 export async function entityBuilder(deps: EntitiesDeps, tenant: Tenant, referenced: readonly string[]): Promise<(input: ImportInput) => Promise<StoredEntity>> {
   const caller = signedIn(tenant);
   const schema = await schemaOf(deps, tenant);
-  const targets = await targetsOf(tenant, [...referenced, caller.personId, ...schema.types.keys()], schema.types);
+  const targets = await targetsRead(tenant, [...referenced, caller.personId, ...schema.types.keys()], schema.types);
   return async (input) => {
     const decided = decide(deps, tenant, schema, input, 0, new Date().toISOString());
     if (decided.result.credentials.length > 0) throw invalid('An entity built without being written creates no credential.');

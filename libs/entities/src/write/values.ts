@@ -80,7 +80,7 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
     registering: options.registering === true,
   };
   const result = applyWrite(undefined, items, ctx);
-  const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, true);
+  const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, true);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
   const { outbox, history, events } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
@@ -120,7 +120,7 @@ async function changeValues(
     const type = schema.typeOf(typeId);
     const ctx = writeContext(deps, caller, type.definitions, typeId === tenant.record.meta.person, credential?.verified);
     const result = applyWrite(current.entity, items, ctx);
-    const targets = await checkAgainstDatabase(tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, false);
+    const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, false);
     const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
     const { entity } = next;
     const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed, recordedAs(ctx, current.version + 1));
