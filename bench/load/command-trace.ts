@@ -3,8 +3,9 @@
  * (`node --enable-source-maps --require <this file>`): every MongoDB command the process sends is
  * appended to ENTIA_COMMAND_TRACE_FILE as one JSON line with its time, name, collection, the names
  * (never the values) of its filter's fields, and the frames of this repository's code that sent it
- * (V8's async stack trace, source-mapped). `trace-summary.ts` groups the lines per scenario. A
- * benchmark tool: it costs a stack trace per command, far too much for production.
+ * (V8's async stack trace, source-mapped). `trace-summary.ts` groups the lines per scenario. The
+ * client must monitor commands (MONGODB_COMMAND_METRICS, which the benchmark sets). A benchmark
+ * tool: it costs a stack trace per command, far too much for production.
  */
 import { appendFileSync } from 'node:fs';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
@@ -31,7 +32,7 @@ export function appFrames(stack: string, root = ROOT): string[] {
     const match = FRAME.exec(line);
     if (!match) continue;
     const [, fn, file, lineNo] = match;
-    if (!file!.startsWith(root + '/') || file!.includes('/node_modules/') || file!.endsWith('command-trace.ts')) continue;
+    if (!file!.startsWith(root + '/') || file!.includes('/node_modules/') || /command-trace\.[jt]s$/.test(file!)) continue;
     frames.push(`${fn ?? '<anonymous>'} (${file!.slice(root.length + 1)}:${lineNo})`);
   }
   return frames;

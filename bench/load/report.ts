@@ -70,8 +70,8 @@ const LIST_SITE = 'EntityCollection.list (';
 
 /**
  * A list query's commands: one find, one count (countDocuments is an `aggregate`), nothing else.
- * With a command trace, those the list itself sent; the rest (the token's revocation recheck every
- * KEY_RECHECK_MS, paid by nearly every request of a scenario whose requests take seconds) named apart.
+ * With a command trace, those the list itself sent, the rest counted apart (there: the token's
+ * revocation recheck every KEY_RECHECK_MS, paid by nearly every request when each takes seconds).
  */
 function listCommands(lists: ScenarioResult[], traces: readonly ScenarioTrace[] = []): Target {
   const measured = lists.map((s) => {
@@ -93,7 +93,7 @@ function listCommands(lists: ScenarioResult[], traces: readonly ScenarioTrace[] 
     goal: 'each list query: 1 find per request (+ 1 count when it asks for the total: every list asks today)',
     measured:
       (lists.length === 0 ? 'no list query ran' : shown.length ? shown.map(text).join('; ') : `all ${lists.length} met; the most: ${text(most(measured))}`) +
-      (traced ? ` (the list's own, from the command trace; besides, up to ${besides} per request of the token's revocation recheck)` : ''),
+      (traced ? ` (the list's own, from the command trace; the API sent up to ${besides} more per request from elsewhere: see the trace)` : ''),
     met: lists.length > 0 && shown.length === 0,
   };
 }

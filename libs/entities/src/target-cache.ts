@@ -2,16 +2,16 @@ import type { Entity } from '@entia/domain';
 import { isRedisUnavailable, type Generations } from '@entia/jobs';
 import type { EntityCollection } from '@entia/store';
 
-// Per process: the people who write and what they reference most; the rest are read again.
+// Per process: what writes reference most; the rest are read again.
 const MAX_CACHED = 2000;
 
 /**
- * The entities writes read to check and label their references, and a new entity's owner (the
- * caller, on every create): cached per process under each entity's generation token, which every
- * write of it (the API's and the worker's) replaces before and after its commit. So an entry is
- * used only while its entity is unchanged — as current as a read, the argument of the cached GET
- * (docs/decisions.md) — and a create that references what was written or read recently costs
- * no database read (issue 21).
+ * The entities writes read to check and label their references: cached per process under each
+ * entity's generation token, which every write of it (the API's and the worker's) replaces before
+ * and after its commit. So an entry is used only while its entity is unchanged — as current as a
+ * read, the argument of the cached GET (docs/decisions.md) — and a reference read since it was last
+ * written costs no database read (issue 21). A create's caller is read past it (`readFirst` in
+ * checks.ts).
  *
  * The token is read before the entity: an entity read after a write replaced the token is kept
  * under the old, dead token. A missing token (expired, evicted) is claimed first, and nothing is

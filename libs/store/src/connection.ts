@@ -57,7 +57,7 @@ export class Store {
   private readonly histories = new Map<string, HistoryCollection>();
   private readonly deliveryLogs = new Map<string, WebhookDeliveries>();
 
-  private keyLookups_?: Promise<KeyLookups>;
+  private asked?: Promise<KeyLookups>;
 
   private constructor(
     readonly client: MongoClient,
@@ -70,14 +70,14 @@ export class Store {
    * scan of the whole collection there (docs/decisions.md, "Compare-and-set on FerretDB").
    */
   keyLookups(): Promise<KeyLookups> {
-    this.keyLookups_ ??= this.control
+    this.asked ??= this.control
       .command({ buildInfo: 1 })
       .then((info): KeyLookups => (typeof info.ferretdbVersion === 'string' ? 'lone-id' : 'compound'))
       .catch((error: unknown) => {
-        this.keyLookups_ = undefined;
+        this.asked = undefined;
         throw error;
       });
-    return this.keyLookups_;
+    return this.asked;
   }
 
   static fromSettings(settings: {
