@@ -212,12 +212,8 @@ export class EntityCollection {
    */
   async commit(id: string, version: number, next: Next, outbox: readonly OutboxEntry[], token: string): Promise<boolean> {
     const _id = new ObjectId(id);
-    let filter: Document = { _id, __v: version };
-    if ((await this.keyLookups()) === 'lone-id') {
-      const current = await this.collection.findOne({ _id }, { projection: { __v: 1 }, maxTimeMS: this.maxTimeMS });
-      if (current?.__v !== version) return false;
-      filter = { _id };
-    }
+    const filter = await this.atVersion(_id, version);
+    if (!filter) return false;
     const kept = { __w: token, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) };
     switch (next.kind) {
       case 'purge':
@@ -234,6 +230,22 @@ export class EntityCollection {
       case 'replace':
         return (await this.collection.replaceOne(filter, { ...toDocument(next.stored, version + 1), ...kept })).matchedCount === 1;
     }
+  }
+
+  /**
+   * Sets fields of the document while it is at `version`, leaving the version as it is: a rewrite
+   * of the stored form, not a change of the entity (a migration). False when it moved or is gone.
+   */
+  async patch(id: string, version: number, fields: Document): Promise<boolean> {
+    const filter = await this.atVersion(new ObjectId(id), version);
+    return filter !== undefined && (await this.collection.updateOne(filter, { $set: fields })).matchedCount === 1;
+  }
+
+  /** The filter of a compare-and-set at `version` (see `commit`); undefined when the version read by `_id` has moved. */
+  private async atVersion(_id: ObjectId, version: number): Promise<Document | undefined> {
+    if ((await this.keyLookups()) === 'compound') return { _id, __v: version };
+    const current = await this.collection.findOne({ _id }, { projection: { __v: 1 }, maxTimeMS: this.maxTimeMS });
+    return current?.__v === version ? { _id } : undefined;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Collection, Document, ObjectId } from 'mongodb';
+import type { EntityCollection } from '../entities';
 import type { Leases } from '../writer';
 import type { Migration } from './types';
 
@@ -26,6 +27,7 @@ export function valueTypeMigration(batchSize: number): Migration {
     async up({ store, databases, progress, keepLock, leases, signal }) {
       for (const db of databases) {
         const entities = store.database(db).collection('entity');
+        const writer = store.entities(db);
         let scanned = 0;
         let upgraded = 0;
         let after: ObjectId | undefined;
@@ -38,7 +40,7 @@ export function valueTypeMigration(batchSize: number): Migration {
           for (const document of batch) {
             // A batch may take a minute on FerretDB: longer than a pod's grace period after SIGTERM.
             signal.throwIfAborted();
-            if (await upgrade(entities, leases, db, document)) upgraded++;
+            if (await upgrade(entities, writer, leases, db, document)) upgraded++;
           }
           scanned += batch.length;
           after = batch[batch.length - 1]!._id as ObjectId;
@@ -71,10 +73,11 @@ function isValueWithType(value: unknown): value is Document {
 
 /**
  * Rewrites one document's typed values under the entity's write lease; true when it did. The
- * compare-and-set on `__v` is what protects on MongoDB; on FerretDB (query, then write) only the
- * lease keeps a writer's change from landing between the two and being overwritten.
+ * compare-and-set on `__v` (`EntityCollection.patch`) is what protects on MongoDB; on FerretDB
+ * (query, then write) only the lease keeps a writer's change from landing between the two and
+ * being overwritten.
  */
-async function upgrade(entities: Collection<Document>, leases: Leases, db: string, first: Document): Promise<boolean> {
+async function upgrade(entities: Collection<Document>, writer: EntityCollection, leases: Leases, db: string, first: Document): Promise<boolean> {
   if (Object.keys(withoutValueTypes(first)).length === 0) return false;
   return leases.hold(`${db}/${String(first._id)}`, async (lease) => {
     let document: Document | null = first;
@@ -82,8 +85,7 @@ async function upgrade(entities: Collection<Document>, leases: Leases, db: strin
       const changed = withoutValueTypes(document);
       if (Object.keys(changed).length === 0) return false;
       if (!lease.valid()) throw new Error(`the write lease of entity ${String(first._id)} could not be kept (Redis slow or away); run migrate again`);
-      const done = await entities.updateOne({ _id: document._id, __v: document.__v }, { $set: changed });
-      if (done.matchedCount === 1) return true;
+      if (await writer.patch(String(document._id), document.__v as number, changed)) return true;
       document = await entities.findOne({ _id: document._id });
     }
     if (document) throw new Error(`entity ${String(first._id)} kept changing while it was upgraded; run migrate again`);
