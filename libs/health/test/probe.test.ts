@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { probe } from '@entia/health';
+import { failureReason, probe, stuckParts } from '@entia/health';
 
 describe('probe', () => {
   it('names every dependency up or down, and why each one that is down failed', async () => {
@@ -23,5 +23,31 @@ describe('probe', () => {
     const readiness = await probe({ hung: () => new Promise(() => {}), slow: () => sleep(5000, undefined, { ref: false }), fast: async () => 'ok' }, 200);
     expect(readiness.checks).toEqual({ hung: 'down', slow: 'down', fast: 'up' });
     expect(readiness.failures.hung).toBe('no answer within 200 ms');
+  });
+});
+
+describe('failureReason', () => {
+  const withCause = (message: string, cause: object) => Object.assign(new Error(message), { cause });
+  it.each([
+    ['a message as it is', new Error('connect ECONNREFUSED 127.0.0.1:27017'), 'connect ECONNREFUSED 127.0.0.1:27017'],
+    ['its first line only', new Error('Command timed out\n    at Redis.sendCommand'), 'Command timed out'],
+    ["its cause's code when the message does not name it", withCause('object storage did not answer', { code: 'ECONNREFUSED' }), 'object storage did not answer (ECONNREFUSED)'],
+    ["not the cause's code twice", withCause('connect ECONNREFUSED 127.0.0.1:9000', { code: 'ECONNREFUSED' }), 'connect ECONNREFUSED 127.0.0.1:9000'],
+    ['the name of an error without a message', Object.assign(new Error(''), { name: 'MongoTopologyClosedError' }), 'MongoTopologyClosedError'],
+    ['an error of another realm, by its shape', { name: 'Error', message: 'socket hang up', code: 'ECONNRESET' }, 'socket hang up'],
+    ['anything else as text', 'no answer', 'no answer'],
+    ['at most 200 characters', new Error('x'.repeat(500)), 'x'.repeat(200)],
+  ])('%s', (_case, error, reason) => {
+    expect(failureReason(error)).toBe(reason);
+  });
+});
+
+describe('stuckParts', () => {
+  it('names each part that says it is stuck, with why; nothing while none is', () => {
+    expect(stuckParts({ mongodb: () => undefined, redis: () => undefined })).toEqual({});
+    expect(stuckParts({ mongodb: () => 'closed while in use', redis: () => undefined, jobs: () => 'the job loop ended' })).toEqual({
+      mongodb: 'closed while in use',
+      jobs: 'the job loop ended',
+    });
   });
 });

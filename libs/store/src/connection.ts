@@ -2,6 +2,7 @@ import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { ControlDb } from './control';
 import { EntityCollection, type KeyLookups } from './entities';
 import { HistoryCollection } from './history';
+import { MongoConnection, type ConnectionEvents, type ConnectionState } from './mongo-connection';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 export interface StoreOptions {
@@ -13,6 +14,8 @@ export interface StoreOptions {
   reachMs: number;
   /** Command monitoring, which `onCommand` needs; on, the driver decodes every reply once more. */
   monitorCommands?: boolean;
+  /** Told when the first connect fails and when it succeeds (for the log). */
+  events?: ConnectionEvents;
 }
 
 /**
@@ -58,11 +61,14 @@ export class Store {
   private readonly deliveryLogs = new Map<string, WebhookDeliveries>();
 
   private asked?: Promise<KeyLookups>;
+  private readonly connection: MongoConnection;
 
   private constructor(
     readonly client: MongoClient,
     private readonly options: StoreOptions,
-  ) {}
+  ) {
+    this.connection = new MongoConnection(client, options.events);
+  }
 
   /**
    * Which filters the engine serves from its primary key, asked once (`buildInfo`; a failure is
@@ -80,25 +86,51 @@ export class Store {
     return this.asked;
   }
 
-  static fromSettings(settings: {
-    MONGODB_URL: string;
-    MONGODB_CONTROL_DB: string;
-    MONGODB_TIMEOUT_MS: number;
-    DEPENDENCY_TIMEOUT_MS: number;
-    MONGODB_COMMAND_METRICS?: boolean;
-  }): Store {
+  static fromSettings(
+    settings: {
+      MONGODB_URL: string;
+      MONGODB_CONTROL_DB: string;
+      MONGODB_TIMEOUT_MS: number;
+      DEPENDENCY_TIMEOUT_MS: number;
+      MONGODB_COMMAND_METRICS?: boolean;
+    },
+    events?: ConnectionEvents,
+  ): Store {
     return Store.open({
       url: settings.MONGODB_URL,
       controlDb: settings.MONGODB_CONTROL_DB,
       timeoutMs: settings.MONGODB_TIMEOUT_MS,
       reachMs: settings.DEPENDENCY_TIMEOUT_MS,
       monitorCommands: settings.MONGODB_COMMAND_METRICS === true,
+      ...(events ? { events } : {}),
     });
   }
 
-  /** Connects lazily: the service starts even while MongoDB is down, and /readyz says so. */
+  /**
+   * Starts connecting at once and keeps trying until MongoDB answers (`MongoConnection`): the
+   * service starts even while MongoDB is down, /readyz says so, and it serves once MongoDB does.
+   */
   static open(options: StoreOptions): Store {
     return new Store(new MongoClient(options.url, clientOptions(options)), options);
+  }
+
+  /** Whether the first connect has succeeded, is still being tried (and why it failed last), or the store is closed. */
+  get connectionState(): ConnectionState {
+    return this.connection.state;
+  }
+
+  /** Why this store can never reach MongoDB again by itself (liveness fails then); undefined while it can. */
+  get stuck(): string | undefined {
+    return this.connection.stuck;
+  }
+
+  /**
+   * Resolves once MongoDB has answered a first connect; with `signal`, rejects with the latest
+   * failure when it aborts first. For commands that are run once and should wait for a MongoDB
+   * that is starting rather than fail at once.
+   */
+  whenConnected(signal?: AbortSignal): Promise<void> {
+    return this.connection.whenConnected(signal);
   }
 
   get controlDbName(): string {
@@ -163,10 +195,16 @@ export class Store {
   }
 
   async ping(): Promise<void> {
-    await this.control.command({ ping: 1 });
+    try {
+      await this.control.command({ ping: 1 });
+    } catch (error) {
+      // Between two connect attempts the driver says only "Topology is closed": say why instead.
+      const state = this.connection.state;
+      throw state.kind === 'connecting' && state.lastError !== undefined ? state.lastError : error;
+    }
   }
 
   close(): Promise<void> {
-    return this.client.close();
+    return this.connection.close();
   }
 }

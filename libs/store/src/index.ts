@@ -1,4 +1,5 @@
 export { Store, type StoreOptions } from './connection';
+export { MongoConnection, loggedConnection, type ConnectionEvents, type ConnectionState } from './mongo-connection';
 export { COUNTED_COMMANDS, MONGODB_COMMANDS_METRIC, commandKind, commandLabel, countCommands, type CommandKind } from './commands';
 export { ControlDb, type DatabaseRecord, type KeyRecord, type PasskeyKey } from './control';
 export { DatabaseRecords } from './records';

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect, createServer, type Server } from 'node:net';
 import { ObjectId } from 'mongodb';
 import { Store } from '@entia/store';
 
@@ -42,5 +44,39 @@ describe('Store over a real MongoDB-protocol connection', () => {
     // Bounded by reachMs (server selection), not by the query time limit.
     expect(Date.now() - started).toBeLessThan(2500);
     await nowhere.close();
+  });
+
+  it('started before its server: tries again until it answers, then serves, told once of each', async () => {
+    const target = new URL(url);
+    // A port nothing listens on yet; later, a relay to the test stack's server opens on it.
+    const reserve = createServer().listen(0, '127.0.0.1');
+    await once(reserve, 'listening');
+    const { port } = reserve.address() as { port: number };
+    reserve.close();
+    const told: string[] = [];
+    const late = Store.open({
+      url: `mongodb://127.0.0.1:${port}/?directConnection=true`,
+      controlDb: `t_late_${process.pid}`,
+      timeoutMs: 5000,
+      reachMs: 300,
+      events: { unreachable: (error) => told.push(`unreachable: ${(error as Error).message}`), connected: (attempts) => told.push(`connected after ${attempts} attempts`) },
+    });
+    let relay: Server | undefined;
+    try {
+      await expect(late.ping()).rejects.toThrow(/ECONNREFUSED/);
+      // Long enough for several attempts to fail: the driver alone would have closed the client for good after the first.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(late.connectionState).toMatchObject({ kind: 'connecting', attempts: expect.any(Number) });
+      expect((late.connectionState as { attempts: number }).attempts).toBeGreaterThan(1);
+      relay = createServer((client) => client.pipe(connect(Number(target.port), target.hostname).on('error', () => client.destroy())).pipe(client)).listen(port, '127.0.0.1');
+      await late.whenConnected();
+      await expect(late.ping()).resolves.toBeUndefined();
+      expect(late.connectionState.kind).toBe('connected');
+      expect(told).toEqual([expect.stringMatching(/^unreachable: connect ECONNREFUSED/), expect.stringMatching(/^connected after \d+ attempts$/)]);
+    } finally {
+      await late.close();
+      relay?.close();
+    }
+    expect(late.connectionState.kind).toBe('closed');
   });
 });

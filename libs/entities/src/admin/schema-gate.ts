@@ -28,6 +28,8 @@ export class SchemaGate {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private warned = false;
+  private checking = false;
+  private again = false;
   private readonly opened: Promise<void>;
   private open!: () => void;
 
@@ -55,7 +57,19 @@ export class SchemaGate {
 
   start(): this {
     void this.check();
+    // MongoDB answering its first connect is news the interval need not be waited out for.
+    void this.store.whenConnected().then(() => this.checkSoon());
     return this;
+  }
+
+  private checkSoon(): void {
+    if (this.stopped || this.current.kind === 'serving') return;
+    if (this.checking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    void this.check();
   }
 
   stop(): void {
@@ -64,6 +78,7 @@ export class SchemaGate {
   }
 
   private async check(): Promise<void> {
+    this.checking = true;
     let next: GateState;
     try {
       const stored = await new SchemaRecords(this.store.control).read();
@@ -75,10 +90,15 @@ export class SchemaGate {
       // Unreachable is not old: keep asking, say so once.
       next = { kind: 'unknown', reason: `starting: the schema version could not be read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` };
     }
+    this.checking = false;
     if (this.stopped) return;
     this.change(next);
     if (next.kind === 'serving') this.open();
-    else {
+    else if (this.again) {
+      // The connect succeeded while this read was failing: read again now.
+      this.again = false;
+      void this.check();
+    } else {
       this.timer = setTimeout(() => void this.check(), this.options.intervalMs ?? 5000);
       this.timer.unref();
     }
