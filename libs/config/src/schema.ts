@@ -55,6 +55,13 @@ export const ConfigSchema = Type.Object({
     description:
       'How long MongoDB, Redis or object storage may take to connect, to be found, or to answer a Redis command or a storage request before it counts as unreachable and the request is answered 503.',
   }),
+  ADMIN_WAIT_MS: Type.Integer({
+    default: 60000,
+    minimum: 0,
+    maximum: 3600000,
+    description:
+      'How long an entia-admin command (migrate, create-database…) waits for MongoDB to answer its first connect before it gives up with one line (exit 1); it says once what it waits for. The API and the worker wait for ever (their /readyz says why).',
+  }),
   JWT_SECRET: Type.String({
     default: 'none',
     minLength: 1,

@@ -29,5 +29,31 @@ export function createRedis(url: string, role: RedisRole, onError: (error: Error
     role === 'worker'
       ? new Redis(url, { ...common, maxRetriesPerRequest: null })
       : new Redis(url, { ...common, maxRetriesPerRequest: 1, commandTimeout: timeoutMs });
-  return redis.on('error', onError);
+  return redis
+    .on('error', (error: Error) => {
+      lastConnectError.set(redis, error);
+      onError(error);
+    })
+    .on('ready', () => lastConnectError.delete(redis));
+}
+
+/** Why a connection's last connect failed, while it has not connected since. */
+const lastConnectError = new WeakMap<Redis, Error>();
+
+/**
+ * A readiness check of a connection made by `createRedis`: its PING, or, while it is not
+ * connected, why its last connect failed ("connect ECONNREFUSED …"), which says more than the
+ * PING's own failure would ("Reached the max retries per request limit", "Command timed out").
+ */
+export function pingRedis(redis: Redis): Promise<unknown> {
+  const failed = lastConnectError.get(redis);
+  return redis.status !== 'ready' && failed ? Promise.reject(failed) : redis.ping();
+}
+
+/**
+ * Why a connection will never serve again by itself: ioredis reconnects for ever with our retry
+ * strategy, so `end` means it was disconnected. Only the process's own shutdown should do that.
+ */
+export function redisStuck(redis: Redis): string | undefined {
+  return redis.status === 'end' ? 'the Redis connection was ended while in use' : undefined;
 }

@@ -3,7 +3,7 @@ import type { ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
 import { SchemaCache, TargetCache, type EntitiesDeps } from '@entia/entities';
 import { ChangeLog, Generations, JobProducer, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
-import { EntityWriter, RedisLeases, Store } from '@entia/store';
+import { EntityWriter, RedisLeases, Store, loggedConnection, type ConnectionEvents } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ChangeHub } from './changes/hub';
@@ -27,7 +27,11 @@ export interface Deps extends EntitiesDeps {
   hub: ChangeHub;
 }
 
-export function openDeps(config: Config, logger: Logger): Deps {
+/**
+ * `connection`: what is told of MongoDB's first connect; by default the service's log lines (a
+ * command that says it in its own words passes `{}`).
+ */
+export function openDeps(config: Config, logger: Logger, connection: ConnectionEvents = loggedConnection(logger)): Deps {
   const onRedisError = (error: Error) => logger.debug({ err: error }, 'redis connection error');
   const redis = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
   const breaker = new RedisBreaker(redis, { onChange: redisStateLogger(logger) });
@@ -36,7 +40,7 @@ export function openDeps(config: Config, logger: Logger): Deps {
   const cacheBreaker = cacheUrl ? new RedisBreaker(cacheRedis, { onChange: redisStateLogger(logger, 'the cache\'s ') }) : breaker;
   // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
   void checkRedisRoles(redis, cacheRedis, logger);
-  const store = Store.fromSettings(config);
+  const store = Store.fromSettings(config, connection);
   // On the cache's Redis, with the rate-limit counts: a cached GET reads the token, the entry and the count in one call.
   const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const changes = changeLogOf(config, breaker);

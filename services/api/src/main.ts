@@ -14,19 +14,27 @@ import { createHttpServer } from './http/server';
 import { metricsServer } from './metrics-server';
 import { drainOnSignal } from './shutdown';
 import { stopTracing } from '@entia/telemetry';
+import { failureReason, retryUntilDone } from '@entia/health';
 
 function main(): void {
   const config = loadConfigOrExit('entia-api');
   const logger = createLogger(config.LOG_LEVEL);
   const deps = openDeps(config, logger);
-  deps.objects
-    .ensureBucket(parseCorsOrigins(config.CORS_ORIGINS))
-    .then(({ created, cors }) => {
+  // Until storage answers, file routes answer 503 and /readyz names it; tried again until the bucket is there.
+  const bucketing = new AbortController();
+  retryUntilDone(() => deps.objects.ensureBucket(parseCorsOrigins(config.CORS_ORIGINS)), {
+    signal: bucketing.signal,
+    onFailure: (err, attempt) => {
+      if (attempt === 1) logger.warn({ reason: failureReason(err) }, 'could not ensure the bucket: trying again until storage answers; /readyz says so meanwhile');
+    },
+  }).then(
+    ({ created, cors }) => {
       if (created) logger.info({ bucket: deps.objects.bucket, cors }, 'bucket created');
       // MinIO: browsers may upload as its server-wide MINIO_API_CORS_ALLOW_ORIGIN allows.
       if (cors === 'unsupported') logger.info('storage keeps no per-bucket CORS rule; its own CORS settings decide which pages may upload');
-    })
-    .catch((err: unknown) => logger.warn({ err }, 'could not ensure the bucket; /readyz will say so'));
+    },
+    () => undefined,
+  );
   const registry = new Registry();
   if (config.MONGODB_COMMAND_METRICS) countCommands(deps.store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Indexes and data migrations are `entia-admin migrate`'s (issue 22): the API only reads the
@@ -58,6 +66,7 @@ function main(): void {
     logger,
     graceMs: config.SHUTDOWN_TIMEOUT_MS,
     close: async () => {
+      bucketing.abort();
       schema.stop();
       // Scrapes go on while requests drain; not waited for: a scraper's keep-alive holds no work.
       metrics.close();

@@ -59,6 +59,11 @@ export class Timings {
     return answer;
   }
 
+  /** A time that is not one request's (a recovery, say). */
+  note(scenario: string, ms: number): void {
+    this.lines.push(`${scenario} in ${ms} ms`);
+  }
+
   print(title: string): void {
     if (process.env.ENTIA_FAULT_TIMINGS) process.stderr.write(`\n${title}\n${this.lines.map((line) => `  ${line}`).join('\n')}\n`);
   }

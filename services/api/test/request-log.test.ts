@@ -122,7 +122,7 @@ describe('the request log at LOG_LEVEL=debug', () => {
 
   it("logs the worker's probes and scrapes (its WORKER_PORT) at debug too, and nothing of them at info", async () => {
     const readiness = async () => ({ ready: true, body: { status: 'ready' as const, checks: { mongodb: 'up' as const } }, failures: {} });
-    const health = (level: string) => healthServer({ readiness, registry: new Registry() }, createLogger(level, { write: (line: string) => void lines.push(line) }));
+    const health = (level: string) => healthServer({ readiness, stuck: () => ({}), registry: new Registry() }, createLogger(level, { write: (line: string) => void lines.push(line) }));
     for (const path of ['/healthz', '/readyz', '/metrics?token=abc']) await request(health('debug')).get(path).set('Authorization', 'Bearer scrape-secret').expect(200);
     expect(completed()).toEqual([
       [20, '/healthz', 200],

@@ -6,11 +6,13 @@ import type { WorkerReadiness } from './readiness';
 export interface HealthSource {
   /** Whether the worker can take jobs, naming each dependency's state; bounded by READINESS_TIMEOUT_MS. */
   readiness(): Promise<WorkerReadiness>;
+  /** What will never work again by itself (`RunningWorker.stuck`): /healthz fails while it names anything. */
+  stuck(): Record<string, string>;
   registry: Registry;
 }
 
 /** The worker's own small HTTP surface for probes and scraping: /healthz, /readyz, /metrics. */
-export function healthServer({ readiness, registry }: HealthSource, logger?: Logger): Server {
+export function healthServer({ readiness, stuck, registry }: HealthSource, logger?: Logger): Server {
   return createServer((req, res) => {
     const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
     const path = (req.url ?? '/').split('?')[0];
@@ -23,7 +25,12 @@ export function healthServer({ readiness, registry }: HealthSource, logger?: Log
       );
     }
     if (req.method !== 'GET') return send(405, 'application/json', JSON.stringify({ status: 405 }));
-    if (path === '/healthz') return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
+    if (path === '/healthz') {
+      const parts = stuck();
+      if (Object.keys(parts).length === 0) return send(200, 'application/json', JSON.stringify({ status: 'ok' }));
+      logger?.error({ stuck: parts }, 'stuck: failing liveness so that the process is restarted');
+      return send(503, 'application/json', JSON.stringify({ status: 'stuck', stuck: parts }));
+    }
     if (path === '/readyz') {
       readiness().then(
         (report) => {

@@ -5,7 +5,7 @@ type State = 'up' | 'down';
 export interface WorkerReadiness {
   /** Whether /readyz answers 200. */
   ready: boolean;
-  body: { status: 'ready' | 'degraded' | 'unavailable'; checks: Record<string, State>; degraded?: string[]; detail?: string };
+  body: { status: 'ready' | 'degraded' | 'unavailable'; checks: Record<string, State>; degraded?: string[]; reasons?: Record<string, string>; detail?: string };
   /** Why each failing dependency failed, for the log (not the response). */
   failures: Record<string, string>;
 }
@@ -31,10 +31,15 @@ export function readinessProbe(
     const down = Object.keys(failures);
     started ||= down.length === 0;
     const reason = held();
-    if (reason !== undefined) return { ready: false, body: { status: 'unavailable', checks: states, detail: reason }, failures };
-    if (!running()) return { ready: false, body: { status: 'unavailable', checks: states, detail: 'not taking jobs' }, failures };
-    if (!started) return { ready: false, body: { status: 'unavailable', checks: states, detail: `starting: ${down.join(', ')} unreachable` }, failures };
-    if (down.length > 0) return { ready: true, body: { status: 'degraded', checks: states, degraded: down }, failures };
-    return { ready: true, body: { status: 'ready', checks: states }, failures };
+    const known = { checks: states, ...(down.length > 0 ? { reasons: failures } : {}) };
+    // First what it waits for: a schema that cannot be read, or jobs not started, follow from it.
+    if (!started) {
+      const detail = `starting: ${down.map((name) => `${name} unreachable (${failures[name]})`).join(', ')}`;
+      return { ready: false, body: { status: 'unavailable', ...known, detail }, failures };
+    }
+    if (reason !== undefined) return { ready: false, body: { status: 'unavailable', ...known, detail: reason }, failures };
+    if (!running()) return { ready: false, body: { status: 'unavailable', ...known, detail: 'not taking jobs' }, failures };
+    if (down.length > 0) return { ready: true, body: { status: 'degraded', degraded: down, ...known }, failures };
+    return { ready: true, body: { status: 'ready', ...known }, failures };
   };
 }

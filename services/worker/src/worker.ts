@@ -1,6 +1,7 @@
 import { cacheRedisUrl, type Config } from '@entia/config';
 import { SchemaCache, SchemaGate, expireHistory } from '@entia/entities';
-import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
+import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, checkRedisRoles, createRedis, pingRedis, redisStuck } from '@entia/jobs';
+import { stuckParts } from '@entia/health';
 import type { ChangeRecord } from '@entia/domain';
 import { Worker, type Job } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
@@ -11,7 +12,7 @@ import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
 import { startSweeper } from './sweep';
 import { runPeriodically } from './periodic';
-import { DatabaseRecords, EntityWriter, MONGODB_COMMANDS_METRIC, RedisLeases, Store, countCommands } from '@entia/store';
+import { DatabaseRecords, EntityWriter, MONGODB_COMMANDS_METRIC, RedisLeases, Store, countCommands, loggedConnection } from '@entia/store';
 import { deliverySettings, webhookBackoff } from './webhooks/deliver';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { ObjectStore } from '@entia/files';
@@ -25,6 +26,8 @@ export interface RunningWorker {
   registry: Registry;
   /** Within READINESS_TIMEOUT_MS, whatever state Redis and MongoDB are in. */
   readiness(): Promise<WorkerReadiness>;
+  /** Each part that will never work again by itself, with why (liveness fails then); empty while the worker can work, or will once its dependencies answer. */
+  stuck(): Record<string, string>;
   /**
    * Waits for running jobs to finish (BullMQ's graceful close), then drops the connections; stops
    * waiting as soon as Redis is unreachable. Resolves false when jobs were still running then.
@@ -40,7 +43,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const breaker = new RedisBreaker(commands, {
     onChange: (available, reason) => (available ? logger.info('redis is back') : logger.warn({ reason }, 'redis unavailable')),
   });
-  const store = Store.fromSettings(config);
+  const store = Store.fromSettings(config, loggedConnection(logger));
   const objects = ObjectStore.fromSettings(config);
   const queue = new JobProducer(breaker, config.REDIS_PREFIX, onRedisError);
   // The cache's tokens live on CACHE_REDIS_URL (issue 22); REDIS_URL's server when it is unset.
@@ -101,7 +104,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     ),
   ];
 
-  const checks = { mongodb: () => store.ping(), redis: () => commands.ping() };
+  const checks = { mongodb: () => store.ping(), redis: () => pingRedis(commands) };
   const registry = workerMetrics(worker, queue, store.registry.pending, { checks, timeoutMs: config.READINESS_TIMEOUT_MS });
   if (config.MONGODB_COMMAND_METRICS) countCommands(store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
@@ -110,11 +113,27 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   // stored version every SCHEMA_RECHECK_MS and starts them once `entia-admin migrate` has brought it up.
   const schema = new SchemaGate(store, logger, { intervalMs: config.SCHEMA_RECHECK_MS }).start();
   let background: { stop(): Promise<unknown> }[] = [];
+  // Why BullMQ's loop ended although nobody closed the worker: no job would run again (liveness fails).
+  let jobsStopped: string | undefined;
   void schema.whenServing().then(() => {
     if (closing) return;
     background = startBackground();
-    worker.run().catch((err: unknown) => logger.error({ err }, 'the worker stopped taking jobs'));
+    worker.run().then(
+      () => {
+        if (!closing) jobsStopped = 'the job loop ended without a shutdown';
+      },
+      (err: unknown) => {
+        jobsStopped = `the job loop failed: ${err instanceof Error ? err.message : String(err)}`;
+        logger.error({ err }, 'the worker stopped taking jobs');
+      },
+    );
   });
+  const liveness = {
+    mongodb: () => store.stuck,
+    redis: () => redisStuck(commands) ?? redisStuck(connection),
+    ...(cacheUrl ? { cache: () => redisStuck(cacheCommands) } : {}),
+    jobs: () => jobsStopped,
+  };
   return {
     worker,
     registry,
@@ -124,6 +143,8 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
       () => !closing && worker.isRunning(),
       () => schema.reason,
     ),
+    // Closing disconnects on purpose: alive until it exits.
+    stuck: () => (closing ? {} : stuckParts(liveness)),
     async close() {
       closing = true;
       schema.stop();

@@ -1,7 +1,6 @@
 import { createDatabase } from '@entia/entities';
-import { Store } from '@entia/store';
 import type { AdminCommand } from './command';
-import { configOf, exactly, guarded, helpRequested, parse } from './support';
+import { configOf, exactly, guarded, helpRequested, openStore, parse } from './support';
 
 /** `create-database <name>`: bootstraps a database (SPEC §4) and prints its first person's API key, once. */
 export const createDatabaseCommand: AdminCommand = {
@@ -13,7 +12,7 @@ export const createDatabaseCommand: AdminCommand = {
       const { positionals, values } = parse(args, { 'owner-name': { type: 'string', default: 'Owner' }, json: { type: 'boolean', default: false } });
       if (helpRequested(this, io, values)) return 0;
       const [name] = exactly(positionals, 1, 'the database name');
-      const store = Store.fromSettings(configOf(io));
+      const store = await openStore(configOf(io), io);
       try {
         const created = await createDatabase(store, name!, values['owner-name'] as string);
         io.out.write(

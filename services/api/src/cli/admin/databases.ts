@@ -1,8 +1,7 @@
 import { listDatabases, type DatabaseSummary } from '@entia/entities';
 import { ObjectStore } from '@entia/files';
-import { Store } from '@entia/store';
 import type { AdminCommand } from './command';
-import { configOf, exactly, guarded, helpRequested, parse } from './support';
+import { configOf, exactly, guarded, helpRequested, openStore, parse } from './support';
 
 const bytes = (n: number | undefined) => (n === undefined ? 'unknown' : n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
 
@@ -33,7 +32,7 @@ export const databasesCommand: AdminCommand = {
       if (helpRequested(this, io, values)) return 0;
       exactly(positionals, 0, '');
       const config = configOf(io);
-      const store = Store.fromSettings(config);
+      const store = await openStore(config, io);
       try {
         const rows = await listDatabases(store, ObjectStore.fromSettings(config));
         io.out.write(values.json ? `${JSON.stringify(rows)}\n` : rows.length === 0 ? 'no databases\n' : `${table(rows)}\n`);

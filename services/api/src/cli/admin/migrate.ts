@@ -1,9 +1,9 @@
 import { migrateSchema, schemaStatus } from '@entia/entities';
-import { Store, type MigrateEvent } from '@entia/store';
+import type { MigrateEvent } from '@entia/store';
 import { hostname } from 'node:os';
 import type { AdminCommand } from './command';
 import { withDeps } from './deps';
-import { configOf, exactly, guarded, helpRequested, parse } from './support';
+import { configOf, exactly, guarded, helpRequested, openStore, parse } from './support';
 
 function describe(event: MigrateEvent): string {
   switch (event.kind) {
@@ -34,7 +34,7 @@ export const migrateCommand: AdminCommand = {
       if (helpRequested(this, io, values)) return 0;
       exactly(positionals, 0, '');
       if (values.status) {
-        const store = Store.fromSettings(configOf(io));
+        const store = await openStore(configOf(io), io);
         try {
           const status = await schemaStatus(store);
           // `stored: null` for a new installation: a JSON reader sees the field either way.

@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '@entia/config';
 import { AdminError } from '@entia/entities';
+import { failureReason } from '@entia/health';
+import { Store } from '@entia/store';
 import { pino, type Logger } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AdminCommand, AdminIo } from './command';
@@ -28,6 +30,39 @@ export function configOf(io: AdminIo): Config {
     if (error instanceof ConfigError) throw new AdminError(`configuration: ${error.message}`);
     throw error;
   }
+}
+
+/** Said when MongoDB has not answered this long after the command started: a slow first answer says nothing yet. */
+const QUIET_WAIT_MS = 2000;
+
+/**
+ * Waits for `store`'s first connect (its connection keeps trying: started with MongoDB, a command
+ * waits for it instead of failing on its first second), up to ADMIN_WAIT_MS. Says once on stderr
+ * what it waits for; gives up with one line.
+ */
+export async function connected(store: Store, config: Pick<Config, 'ADMIN_WAIT_MS'>, io: AdminIo): Promise<Store> {
+  const why = () => {
+    const state = store.connectionState;
+    return state.kind === 'connecting' && state.lastError !== undefined ? ` (${failureReason(state.lastError)})` : '';
+  };
+  const said = setTimeout(() => io.err.write(`entia-admin: waiting for MongoDB to answer${why()}, up to ${config.ADMIN_WAIT_MS / 1000} s (ADMIN_WAIT_MS)\n`), QUIET_WAIT_MS);
+  try {
+    await store.whenConnected(AbortSignal.timeout(config.ADMIN_WAIT_MS));
+  } catch (error) {
+    throw new AdminError(`MongoDB did not answer within ${config.ADMIN_WAIT_MS / 1000} s: ${oneLine(error)}`);
+  } finally {
+    clearTimeout(said);
+  }
+  return store;
+}
+
+/** The store of a command that needs MongoDB alone, once it answers (`connected`); close it when done. */
+export function openStore(config: Config, io: AdminIo): Promise<Store> {
+  const store = Store.fromSettings(config);
+  return connected(store, config, io).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
 }
 
 /** A logger for the dependencies a command opens: warnings and worse on stderr, nothing on stdout (it holds the answer). */
