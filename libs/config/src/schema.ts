@@ -60,7 +60,7 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 3600000,
     description:
-      'How long an entia-admin command (migrate, create-database…) waits for MongoDB to answer its first connect before it gives up with one line (exit 1); it says once what it waits for. The API and the worker wait for ever (their /readyz says why).',
+      'How long an entia-admin command (migrate, create-database…) waits for MongoDB (and Redis, for the commands that use it) to answer a first connect before it gives up with one line (exit 1); it says once what it waits for. The API and the worker wait for ever (their /readyz says why).',
   }),
   JWT_SECRET: Type.String({
     default: 'none',

@@ -1,4 +1,4 @@
-export { createRedis, pingRedis, redisStuck, type RedisRole } from './redis';
+export { createRedis, pingRedis, redisConnectError, redisStuck, whenRedisReady, type RedisRole } from './redis';
 export { RedisBreaker, RedisUnavailableError, isRedisUnavailable, type BreakerOptions } from './breaker';
 export { DEFAULT_JOB_OPTIONS, QUEUE_NAME, type JobData, type JobName, type JobResult, type JobTypes, type RebuildProgress } from './queue';
 export { JobProducer, RANDOM_JOB_ID_SOURCE, randomJobId, type JobState, type JobStatus } from './producer';

@@ -46,8 +46,32 @@ const lastConnectError = new WeakMap<Redis, Error>();
  * PING's own failure would ("Reached the max retries per request limit", "Command timed out").
  */
 export function pingRedis(redis: Redis): Promise<unknown> {
-  const failed = lastConnectError.get(redis);
-  return redis.status !== 'ready' && failed ? Promise.reject(failed) : redis.ping();
+  const failed = redisConnectError(redis);
+  return failed ? Promise.reject(failed) : redis.ping();
+}
+
+/** Why a connection made by `createRedis` failed to connect last, while it is not connected. */
+export function redisConnectError(redis: Redis): Error | undefined {
+  return redis.status === 'ready' ? undefined : lastConnectError.get(redis);
+}
+
+/** Resolves once the connection is ready; rejects with why its last connect failed (or the signal's reason) if `signal` aborts first. */
+export function whenRedisReady(redis: Redis, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      redis.off('ready', done);
+      signal.removeEventListener('abort', abort);
+      resolve();
+    };
+    const abort = () => {
+      redis.off('ready', done);
+      reject(redisConnectError(redis) ?? signal.reason);
+    };
+    if (redis.status === 'ready') return resolve();
+    if (signal.aborted) return abort();
+    redis.on('ready', done);
+    signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 /**

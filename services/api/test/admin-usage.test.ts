@@ -96,7 +96,7 @@ describe('entia-admin: usage and bad input', () => {
     expect(unreachable.code).toBe(1);
     // What it waits for, once, then why it gave up.
     expect(unreachable.stderr).toMatch(
-      /^entia-admin: waiting for MongoDB to answer \(connect ECONNREFUSED 127\.0\.0\.1:1\), up to 3 s \(ADMIN_WAIT_MS\)\nentia-admin migrate: MongoDB did not answer within 3 s: connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
+      /^entia-admin: waiting for MongoDB \(connect ECONNREFUSED 127\.0\.0\.1:1\) to answer, up to 3 s \(ADMIN_WAIT_MS\)\nentia-admin migrate: did not answer within 3 s: MongoDB \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/,
     );
     expect(unreachable.stderr + unreachable.stdout).not.toContain('hunter2');
   });

@@ -5,7 +5,7 @@ import { createRedis } from '@entia/jobs';
 import { Store } from '@entia/store';
 import { createInterface } from 'node:readline/promises';
 import type { AdminCommand, AdminIo } from './command';
-import { UsageError, configOf, connected, exactly, guarded, helpRequested, parse } from './support';
+import { UsageError, answering, configOf, exactly, guarded, helpRequested, mongodb, parse } from './support';
 
 /** Asks the person at the terminal to type the name; true when they did. */
 async function confirmed(io: AdminIo, name: string): Promise<boolean> {
@@ -41,7 +41,7 @@ export const deleteDatabaseCommand: AdminCommand = {
             return 1;
           }
         }
-        await connected(store, config, io);
+        await answering([mongodb(store)], config, io);
         const onError = () => undefined;
         // The queue's Redis and, when the cache has one of its own (CACHE_REDIS_URL), that one too.
         const urls = [...new Set([config.REDIS_URL, cacheRedisUrl(config) ?? config.REDIS_URL])];

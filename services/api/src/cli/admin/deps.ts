@@ -1,14 +1,14 @@
 import { closeDeps, openDeps, type Deps } from '../../deps';
 import type { AdminIo } from './command';
-import { configOf, connected, stderrLogger } from './support';
+import { answering, configOf, mongodb, redis, stderrLogger } from './support';
 
-/** Opens what the API's use cases need (MongoDB, Redis, storage), runs `body` once MongoDB answers, and closes it all. */
+/** Opens what the API's use cases need (MongoDB, Redis, storage), runs `body` once MongoDB and Redis answer, and closes it all. */
 export async function withDeps(io: AdminIo, body: (deps: Deps) => Promise<number>): Promise<number> {
   const config = configOf(io);
-  // `connected` says what it waits for, in the command's words.
+  // `answering` says what it waits for, in the command's words.
   const deps = openDeps(config, stderrLogger(), {});
   try {
-    await connected(deps.store, config, io);
+    await answering([mongodb(deps.store), redis(deps.redis), ...(deps.cacheRedis === deps.redis ? [] : [redis(deps.cacheRedis)])], config, io);
     return await body(deps);
   } finally {
     await closeDeps(deps);

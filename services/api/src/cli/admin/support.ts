@@ -1,7 +1,9 @@
 import { ConfigError, loadConfig, type Config } from '@entia/config';
 import { AdminError } from '@entia/entities';
 import { failureReason } from '@entia/health';
+import { redisConnectError, whenRedisReady } from '@entia/jobs';
 import { Store } from '@entia/store';
+import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AdminCommand, AdminIo } from './command';
@@ -35,34 +37,51 @@ export function configOf(io: AdminIo): Config {
 /** Said when MongoDB has not answered this long after the command started: a slow first answer says nothing yet. */
 const QUIET_WAIT_MS = 2000;
 
+/** A dependency a command waits for: once it answers, and why it has not yet. */
+export interface Awaited {
+  name: string;
+  answered(signal: AbortSignal): Promise<void>;
+  why(): unknown;
+}
+
+export const mongodb = (store: Store): Awaited => ({
+  name: 'MongoDB',
+  answered: (signal) => store.whenConnected(signal),
+  why: () => (store.connectionState.kind === 'connecting' ? store.connectionState.lastError : undefined),
+});
+
+export const redis = (client: Redis): Awaited => ({ name: 'Redis', answered: (signal) => whenRedisReady(client, signal), why: () => redisConnectError(client) });
+
 /**
- * Waits for `store`'s first connect (its connection keeps trying: started with MongoDB, a command
- * waits for it instead of failing on its first second), up to ADMIN_WAIT_MS. Says once on stderr
- * what it waits for; gives up with one line.
+ * Waits until each dependency has answered (their connections keep trying: started together
+ * with them, a command waits instead of failing in its first second), up to ADMIN_WAIT_MS. Says
+ * once on stderr what it waits for, and gives up with one line naming what did not answer.
  */
-export async function connected(store: Store, config: Pick<Config, 'ADMIN_WAIT_MS'>, io: AdminIo): Promise<Store> {
-  const why = () => {
-    const state = store.connectionState;
-    return state.kind === 'connecting' && state.lastError !== undefined ? ` (${failureReason(state.lastError)})` : '';
-  };
-  const said = setTimeout(() => io.err.write(`entia-admin: waiting for MongoDB to answer${why()}, up to ${config.ADMIN_WAIT_MS / 1000} s (ADMIN_WAIT_MS)\n`), QUIET_WAIT_MS);
+export async function answering(dependencies: Awaited[], config: Pick<Config, 'ADMIN_WAIT_MS'>, io: AdminIo): Promise<void> {
+  const waiting = new Set(dependencies);
+  const what = () => [...waiting].map(({ name, why }) => (why() === undefined ? name : `${name} (${failureReason(why())})`)).join(', ');
+  const seconds = config.ADMIN_WAIT_MS / 1000;
+  const said = setTimeout(() => io.err.write(`entia-admin: waiting for ${what()} to answer, up to ${seconds} s (ADMIN_WAIT_MS)\n`), QUIET_WAIT_MS);
+  const signal = AbortSignal.timeout(config.ADMIN_WAIT_MS);
   try {
-    await store.whenConnected(AbortSignal.timeout(config.ADMIN_WAIT_MS));
-  } catch (error) {
-    throw new AdminError(`MongoDB did not answer within ${config.ADMIN_WAIT_MS / 1000} s: ${oneLine(error)}`);
+    await Promise.all(dependencies.map((dependency) => dependency.answered(signal).then(() => waiting.delete(dependency))));
+  } catch {
+    throw new AdminError(`did not answer within ${seconds} s: ${what()}`);
   } finally {
     clearTimeout(said);
   }
-  return store;
 }
 
-/** The store of a command that needs MongoDB alone, once it answers (`connected`); close it when done. */
+/** The store of a command that needs MongoDB alone, once it answers; close it when done. */
 export function openStore(config: Config, io: AdminIo): Promise<Store> {
   const store = Store.fromSettings(config);
-  return connected(store, config, io).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
+  return answering([mongodb(store)], config, io).then(
+    () => store,
+    async (error: unknown) => {
+      await store.close();
+      throw error;
+    },
+  );
 }
 
 /** A logger for the dependencies a command opens: warnings and worse on stderr, nothing on stdout (it holds the answer). */
