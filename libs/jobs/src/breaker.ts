@@ -5,21 +5,24 @@ export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
 }
 
-// Socket-level failures: Redis is not there, not a command's own error.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+// What ioredis fails a command with when Redis is hung (`commandTimeout`), when the connection is
+// closed (BullMQ's `ConnectionClosedError` on one says the same) or, without an offline queue,
+// not connected: word for word.
+const CLIENT_MESSAGES = new Set(['Command timed out', 'Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false"]);
+// ioredis after `maxRetriesPerRequest` failed reconnects; ours.
+const CLIENT_NAMES = new Set(['MaxRetriesPerRequestError', 'RedisUnavailableError']);
 
 /**
- * Whether an error means Redis could not be reached or did not answer in time, as opposed to a
- * command Redis refused (a wrong type, a script error), which is a bug and stays one.
+ * Whether an error is one ioredis, BullMQ or the breaker makes when Redis could not be reached or
+ * did not answer in time, as opposed to a command Redis refused (a wrong type, a script error),
+ * which is a bug and stays one. Never a bare socket error (ECONNRESET, ECONNABORTED, …): any
+ * connection fails with those — a client hanging up mid-body, MongoDB's, storage's — while ioredis
+ * only emits its socket's as `error` events and fails the commands with one of its own errors.
  */
 export function isRedisUnavailable(error: unknown): boolean {
-  if (error instanceof RedisUnavailableError) return true;
-  // Read by shape, not `instanceof Error`: socket errors are made by Node's core, in another realm than a test's.
-  const { name, message, code } = (error ?? {}) as { name?: unknown; message?: unknown; code?: unknown };
-  // ioredis: commandTimeout, maxRetriesPerRequest, a connection closed or ended under the command.
-  if (name === 'MaxRetriesPerRequestError') return true;
-  if (typeof message === 'string' && /^(Command timed out|Connection is closed|Stream isn't writeable)/.test(message)) return true;
-  return typeof code === 'string' && NETWORK_CODES.has(code);
+  // By name and message: ioredis's are plain Errors, or of a class it does not export.
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  return (typeof name === 'string' && CLIENT_NAMES.has(name)) || (typeof message === 'string' && CLIENT_MESSAGES.has(message));
 }
 
 export interface BreakerOptions {

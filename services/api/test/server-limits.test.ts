@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
 import { clientErrorProblem } from '../src/http/server';
 import { API_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
+import { exchange, parse, type Parsed } from './raw-http';
 import { TEST_CONTROL_DB } from './support';
 
 /**
@@ -14,59 +14,6 @@ import { TEST_CONTROL_DB } from './support';
 const REQUEST_TIMEOUT_MS = 1500;
 /** How late past the timeout the answer may come: Node checks every second, plus slack for a busy machine. */
 const SLACK_MS = 1000 + 1500;
-
-interface Exchange {
-  /** Everything the server sent until it closed the connection. */
-  text: string;
-  /** Milliseconds from the first byte sent to the connection closing. */
-  closedAfterMs: number;
-}
-
-/** Sends `parts` (waiting `pauseMs` between them), then reads until the server closes, at most `limitMs`. */
-function exchange(port: number, parts: string[], pauseMs = 0, limitMs = 15_000): Promise<Exchange> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const started = Date.now();
-    let text = '';
-    let timer: NodeJS.Timeout | undefined;
-    const give = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`the server kept the connection open for ${limitMs} ms; received: ${JSON.stringify(text.slice(0, 200))}`));
-    }, limitMs);
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(give);
-      clearTimeout(timer);
-      resolve({ text, closedAfterMs: Date.now() - started });
-    });
-    socket.once('connect', () => {
-      const send = (i: number) => {
-        if (i >= parts.length || socket.destroyed) return;
-        socket.write(parts[i]!);
-        timer = setTimeout(() => send(i + 1), pauseMs);
-      };
-      send(0);
-    });
-  });
-}
-
-interface Parsed {
-  status: number;
-  headers: Map<string, string>;
-  body: Record<string, unknown>;
-}
-
-/** The first response in `text`, its body read as JSON. */
-function parse(text: string): Parsed {
-  const split = text.indexOf('\r\n\r\n');
-  const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
-  const headers = new Map(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-  const length = Number(headers.get('content-length'));
-  const body = text.slice(split + 4, split + 4 + length);
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(body) as Record<string, unknown> };
-}
 
 function expectProblem(text: string, status: number): Parsed {
   const answer = parse(text);

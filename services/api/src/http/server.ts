@@ -45,6 +45,7 @@ export function createHttpServer(app: RequestListener, { requestTimeoutMs, logge
       socket.destroy();
       return;
     }
+    answered.set(socket, problem);
     // The connection cannot be trusted to carry another request: answer, then close it.
     socket.end(rawResponse(problem), () => socket.destroy());
     // A client that does not read the answer must not keep the socket either.
@@ -57,6 +58,20 @@ export function createHttpServer(app: RequestListener, { requestTimeoutMs, logge
     res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), ...problem.headers }).end(body);
   });
   return server;
+}
+
+// What the server itself answered on a connection, for a request the app may still be handling.
+const answered = new WeakMap<Duplex, HttpProblem>();
+
+/**
+ * The answer the server itself gave on this request's connection, if it did: 408 when the body was
+ * not in within REQUEST_TIMEOUT_MS, 400 when the client hung up mid-body (Node's parser reads the
+ * early end as malformed). The connection is then closed under the app, which may have been reading
+ * the body (body-parser's `request.aborted`) or still be in a guard before it: either way this is
+ * the request's status, what the request log says.
+ */
+export function serverAnswer(req: IncomingMessage): HttpProblem | undefined {
+  return answered.get(req.socket);
 }
 
 /**

@@ -6,17 +6,23 @@ import { problems, type HttpProblem } from './problem';
 export type Dependency = 'mongodb' | 'redis' | 'storage';
 
 /**
- * The one place that decides whether an error means a dependency is unreachable or too slow:
- * MongoDB not found within DEPENDENCY_TIMEOUT_MS, a connection lost or interrupted because the
- * server stopped answering, or not serving (stepping down); Redis gone or hung (directly, or
- * known so by the breaker); object storage refused, silent or failing. Each library recognises
- * its own client's errors; this names the dependency.
+ * Each dependency's outage, as its own client reports it: MongoDB not found within
+ * DEPENDENCY_TIMEOUT_MS, a connection lost or interrupted because the server stopped answering, or
+ * not serving (stepping down) — the driver's classes only; Redis gone or hung — ioredis's, BullMQ's
+ * and the breaker's errors only; object storage refused, silent or failing — wrapped by the object
+ * store. None of them claims a bare socket error: a client hanging up mid-body fails with one too
+ * (ECONNABORTED), and is no outage. At most one matches any error (the table test in
+ * test/error-sources.test.ts).
  */
+export const OUTAGES: Readonly<Record<Dependency, (error: unknown) => boolean>> = {
+  mongodb: (error) => queryFailure(error) === 'unreachable',
+  redis: isRedisUnavailable,
+  storage: (error) => error instanceof StorageUnavailableError,
+};
+
+/** The one place that decides whether an error means a dependency is unreachable or too slow, and which. */
 export function unavailableDependency(error: unknown): Dependency | undefined {
-  if (queryFailure(error) === 'unreachable') return 'mongodb';
-  if (isRedisUnavailable(error)) return 'redis';
-  if (error instanceof StorageUnavailableError) return 'storage';
-  return undefined;
+  return (Object.keys(OUTAGES) as Dependency[]).find((dependency) => OUTAGES[dependency](error));
 }
 
 const WHAT: Record<Dependency, string> = {
