@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFerretDb, startMinio, startRedis, type ManagedServer } from '@entia/stack';
-import { Timings, timed, until, type Answer } from './faults';
+import { Timings, expectFastUnavailable, timed, until, type Answer } from './faults';
 import { API_MAIN, WORKER_MAIN, freePort, spawnService, stackEnv, type Spawned } from './processes';
 import { runAdmin } from './admin-cli';
 import { eventually } from './eventually';
@@ -107,6 +107,8 @@ describe('processes started while a dependency is away', () => {
       // Not needed to start: ready, saying that storage is down and why.
       expect({ status: api.status, degraded: api.body.degraded }).toEqual({ status: 200, degraded: ['storage'] });
     } else {
+      // A write meanwhile is a quick 503 with Retry-After, never a hang (and stores nothing).
+      expectFastUnavailable(await createRow(services.base, 1));
       expect(api.status).toBe(503);
       expect(api.body.detail).toMatch(new RegExp(`^starting: ${dependency} unreachable \\(.+\\)`));
       const worker = await timed(`${services.workerBase}/readyz`);
