@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import type { WorkerReadiness } from './readiness';
+import { failureChanges } from '@entia/health';
 
 export interface HealthSource {
   /** Whether the worker can take jobs, naming each dependency's state; bounded by READINESS_TIMEOUT_MS. */
@@ -13,6 +14,7 @@ export interface HealthSource {
 
 /** The worker's own small HTTP surface for probes and scraping: /healthz, /readyz, /metrics. */
 export function healthServer({ readiness, stuck, registry }: HealthSource, logger?: Logger): Server {
+  const logFailures = logger ? failureChanges(logger) : () => undefined;
   return createServer((req, res) => {
     const send = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(body);
     const path = (req.url ?? '/').split('?')[0];
@@ -34,7 +36,7 @@ export function healthServer({ readiness, stuck, registry }: HealthSource, logge
     if (path === '/readyz') {
       readiness().then(
         (report) => {
-          if (Object.keys(report.failures).length > 0) logger?.warn({ failures: report.failures }, 'dependencies unavailable');
+          logFailures(report.failures);
           send(report.ready ? 200 : 503, 'application/json', JSON.stringify(report.body));
         },
         () => send(503, 'application/json', JSON.stringify({ status: 'unavailable' })),

@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import type { Lifecycle } from '../http/lifecycle';
 import { problems, sendProblem } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
-import { probe, stuckParts, type Check, type Stuck } from '@entia/health';
+import { failureChanges, probe, stuckParts, type Check, type Stuck } from '@entia/health';
 import { pingRedis, redisStuck } from '@entia/jobs';
 import type { SchemaGate } from '@entia/entities';
 
@@ -41,6 +41,7 @@ function stuckConnections(deps: Deps): Record<string, Stuck> {
 export function healthRoutes(deps: Deps, lifecycle: Lifecycle, schema?: SchemaGate): Route[] {
   const checks = dependencyChecks(deps);
   const connections = stuckConnections(deps);
+  const logFailures = failureChanges(deps.logger);
   let started = false;
   return [
     defineRoute({
@@ -92,11 +93,11 @@ export function healthRoutes(deps: Deps, lifecycle: Lifecycle, schema?: SchemaGa
             'or the stored schema is older than this version needs (`detail`: run entia-admin migrate).',
         },
       },
-      handler: async ({ req, res }) => {
+      handler: async ({ res }) => {
         if (lifecycle.shuttingDown) return sendProblem(res, problems.unavailable('shutting down'));
         const readiness = await probe(checks, deps.config.READINESS_TIMEOUT_MS);
         const down = Object.keys(readiness.failures);
-        if (down.length > 0) req.log.warn({ failures: readiness.failures }, 'dependencies unavailable');
+        logFailures(readiness.failures);
         started ||= NEEDED_TO_START.every((name) => readiness.checks[name] === 'up');
         const states = { checks: readiness.checks, ...(down.length > 0 ? { reasons: readiness.failures } : {}) };
         if (!started) {
