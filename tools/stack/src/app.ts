@@ -4,11 +4,10 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { trackChild } from './cleanup';
 import { writeEnvFile } from './envfile';
+import { waitApiReady } from './api-ready';
 import { StackError } from './errors';
-import { httpStatus } from './http';
 import { stderrLog } from './log';
 import { assertPortFree } from './ports';
-import { sleep } from './process';
 import { keepAlive, onceSignal } from './signals';
 import { startStack } from './stack';
 
@@ -58,17 +57,6 @@ async function runMigrate(main: string, cwd: string, env: NodeJS.ProcessEnv, sig
   return how === 'exit code 0' ? undefined : `entia-admin migrate failed (${how}; see [migrate] output above)`;
 }
 
-async function waitReady(port: number, cancelled: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cancelled()) {
-    if ((await httpStatus(`http://127.0.0.1:${port}/readyz`)) === 200) return;
-    if (Date.now() > deadline) {
-      throw new StackError(`the API did not answer GET /readyz with 200 within ${timeoutMs / 1000}s (see [api] output above)`);
-    }
-    await sleep(250);
-  }
-}
-
 type Outcome = { kind: 'ready' } | { kind: 'signal'; signal: NodeJS.Signals } | { kind: 'crash'; why: string };
 
 function portFromEnv(name: string, fallback: number): number {
@@ -94,14 +82,20 @@ export async function runApp(repo: string, dataDir: string, envFile: string): Pr
   await assertPortFree(metricsPort, 'the API metrics endpoint (set METRICS_PORT)');
 
   let received: NodeJS.Signals | undefined;
+  // The waits for servers have no fixed end (progress.ts): a signal ends them.
+  const starting = new AbortController();
   const signal = onceSignal().then((sig): Outcome => {
     received = sig;
+    starting.abort(new StackError(`${sig} while starting`));
     return { kind: 'signal', signal: sig };
   });
   const release = keepAlive();
   let stack: Awaited<ReturnType<typeof startStack>>;
   try {
-    stack = await startStack({ dataDir });
+    stack = await startStack({ dataDir, signal: starting.signal });
+  } catch (err) {
+    if (received) return 0;
+    throw err;
   } finally {
     release();
   }
@@ -132,15 +126,17 @@ export async function runApp(repo: string, dataDir: string, envFile: string): Pr
   );
 
   let outcome: Outcome;
-  let settled = false;
+  const waiting = new AbortController();
   try {
-    const ready = waitReady(port, () => settled).then((): Outcome => ({ kind: 'ready' }));
+    const ready = waitApiReady(port, { log: stderrLog, signal: waiting.signal }).then((): Outcome => ({ kind: 'ready' }));
+    // Aborted below once a signal or a crash has won: that rejection is nobody's business.
+    void ready.catch(() => undefined);
     outcome = await Promise.race([ready, signal, crashed]);
   } catch (err) {
     await shutdown();
     throw err;
   } finally {
-    settled = true;
+    waiting.abort();
   }
   if (outcome.kind === 'ready') {
     process.stdout.write(`Entia API: http://127.0.0.1:${port}\n`);

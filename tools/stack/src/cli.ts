@@ -27,7 +27,16 @@ start and test run on the pinned Node: fetched once from the npm registry when t
 
 async function up(): Promise<number> {
   const signal = onceSignal();
-  const stack = await startStack({ dataDir: DATA_DIR });
+  // The waits for servers have no fixed end (progress.ts): a signal ends them.
+  const starting = new AbortController();
+  void signal.then((sig) => starting.abort(new StackError(`${sig} while starting`)));
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  try {
+    stack = await startStack({ dataDir: DATA_DIR, signal: starting.signal });
+  } catch (err) {
+    if (starting.signal.aborted) return 0;
+    throw err;
+  }
   const envFile = writeEnvFile(ENV_FILE, stack.env);
   process.stdout.write(`${envFile.lines.join('\n')}\n`);
   stderrLog(`up; env also in ${path.relative(REPO, ENV_FILE)}; Ctrl-C to stop`);

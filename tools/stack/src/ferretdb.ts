@@ -51,8 +51,10 @@ export async function startFerretDb(opts: StartCommon): Promise<ManagedServer & 
       env,
       dir: opts.dir,
       logName: 'ferretdb.log',
-      ready: () => mongoPing(port),
-      readyTimeoutMs: 30_000,
+      port,
+      ready: (timeoutMs) => mongoPing(port, '127.0.0.1', timeoutMs),
+      log: opts.log ?? stderrLog,
+      signal: opts.signal,
     });
     await proc.start();
     return Object.assign(managed('mongodb', port, proc), { url: `mongodb://127.0.0.1:${port}/`, handler: handler.name });

@@ -77,8 +77,10 @@ export async function startMinio(
       },
       dir: opts.dir,
       logName: 'minio.log',
-      ready: async () => (await httpStatus(`${endpoint}/minio/health/live`)) === 200,
-      readyTimeoutMs: 60_000,
+      port,
+      ready: async (timeoutMs) => (await httpStatus(`${endpoint}/minio/health/live`, timeoutMs)) === 200,
+      log: opts.log ?? stderrLog,
+      signal: opts.signal,
     });
     const bucket = (): Promise<void> => ensureBucket(endpoint, { ...creds, region }, opts.bucket);
     await proc.start();

@@ -78,26 +78,43 @@ export function bsonOk(doc: Buffer): number | undefined {
   return undefined;
 }
 
-export function mongoPing(port: number, host = '127.0.0.1', timeoutMs = 2000): Promise<boolean> {
+/**
+ * What a ping met: `ok` (ok: 1), `failed` (a reply without ok: 1, e.g. not authenticated: a
+ * server that answers all the same), `silent` (the connection was taken but no reply came in time, or it
+ * was closed first), or `unreachable` with the connect's error code.
+ */
+export type PingOutcome = { kind: 'ok' } | { kind: 'failed' } | { kind: 'silent' } | { kind: 'unreachable'; code: string };
+
+export function mongoPingOutcome(port: number, host = '127.0.0.1', timeoutMs = 2000): Promise<PingOutcome> {
   return new Promise((resolve) => {
     const requestId = Math.floor(Math.random() * 0x7fffffff);
     const socket = net.connect({ port, host });
+    let connected = false;
     let buf = Buffer.alloc(0);
-    const done = (ok: boolean): void => {
+    const done = (outcome: PingOutcome): void => {
       socket.destroy();
-      resolve(ok);
+      resolve(outcome);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write(opMsg(requestId)));
+    socket.setTimeout(timeoutMs, () => done(connected ? { kind: 'silent' } : { kind: 'unreachable', code: 'no answer to connect' }));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(connected ? { kind: 'silent' } : { kind: 'unreachable', code: err.code ?? err.message }));
+    socket.once('close', () => done({ kind: 'silent' }));
+    socket.once('connect', () => {
+      connected = true;
+      socket.write(opMsg(requestId));
+    });
     socket.on('data', (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk]);
       if (buf.length < 4) return;
       const total = buf.readInt32LE(0);
       if (buf.length < total) return;
       // header(16) + flags(4) + section kind(1) then the body document
-      if (buf.readInt32LE(8) !== requestId || buf.readInt32LE(12) !== OP_MSG || buf[20] !== 0) return done(false);
-      done(bsonOk(buf.subarray(21, total)) === 1);
+      if (buf.readInt32LE(8) !== requestId || buf.readInt32LE(12) !== OP_MSG || buf[20] !== 0) return done({ kind: 'silent' });
+      done(bsonOk(buf.subarray(21, total)) === 1 ? { kind: 'ok' } : { kind: 'failed' });
     });
   });
+}
+
+/** Whether the server answers a ping with ok: 1 within `timeoutMs`. */
+export async function mongoPing(port: number, host = '127.0.0.1', timeoutMs = 2000): Promise<boolean> {
+  return (await mongoPingOutcome(port, host, timeoutMs)).kind === 'ok';
 }

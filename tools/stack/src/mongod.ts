@@ -102,8 +102,10 @@ export async function startMongod(opts: StartCommon & { binary: string }): Promi
       env: opts.env ?? process.env,
       dir: opts.dir,
       logName: 'mongod.log',
-      ready: () => mongoPing(port),
-      readyTimeoutMs: 60_000,
+      port,
+      ready: (timeoutMs) => mongoPing(port, '127.0.0.1', timeoutMs),
+      log: opts.log ?? stderrLog,
+      signal: opts.signal,
       stopGraceMs: 10_000,
     });
     await proc.start();

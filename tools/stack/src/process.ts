@@ -4,6 +4,11 @@ import * as path from 'node:path';
 import { trackChild } from './cleanup';
 import { pidAlive } from './cache';
 import { StackError } from './errors';
+import type { Log } from './log';
+import { cpuTicks, fileSize } from './proc-stat';
+import { STALL_MS } from './progress';
+import { takesConnections } from './tcp-probe';
+import { waitWhileProgressing, type Attempt, type WaitOutcome } from './wait';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -74,9 +79,16 @@ export interface ServerProcessOptions {
   /** The server's own dir: holds its log file and pid file. */
   dir: string;
   logName: string;
-  ready: () => Promise<boolean>;
-  readyTimeoutMs: number;
+  /** Where it listens on 127.0.0.1: whether it takes connections yet is what the wait's line says. */
+  port: number;
+  /** Whether it answers, asked with a time limit. */
+  ready: (timeoutMs: number) => Promise<boolean>;
+  /** How long it may start without a sign of progress (progress.ts, STALL_MS). */
+  stallMs?: number;
   stopGraceMs?: number;
+  log: Log;
+  /** Gives up waiting for it (Ctrl-C while the stack starts): it is stopped, and start rejects with the reason. */
+  signal?: AbortSignal;
 }
 
 /** One long-running server binary: spawn, wait until it answers, stop by pid. */
@@ -139,26 +151,42 @@ export class ServerProcess {
       fs.writeFileSync(this.pidFile, JSON.stringify({ pid: child.pid, owner: process.pid, command } satisfies PidFile));
     }
 
-    const deadline = Date.now() + this.opts.readyTimeoutMs;
-    for (;;) {
-      if (spawnError) throw new StackError(`cannot run ${label} (${command}): ${spawnError.message}`);
-      if (gone) {
-        throw new StackError(
-          `${label} exited during start (${describeExit(child)}); log: ${this.logFile}`,
-          logTail(this.logFile),
-        );
-      }
+    // No fixed deadline: a first answer slow on a busy machine is waited for while the process works.
+    const attempt = async (timeoutMs: number): Promise<Attempt> => {
       // A probe can hit another server that owns the port; only trust it while ours is alive.
-      if ((await this.opts.ready().catch(() => false)) && !gone) return;
-      if (Date.now() > deadline) {
-        await this.kill();
-        throw new StackError(
-          `${label} did not answer within ${this.opts.readyTimeoutMs / 1000}s; log: ${this.logFile}`,
-          logTail(this.logFile),
-        );
-      }
-      await sleep(100);
+      if (!gone && (await this.opts.ready(timeoutMs).catch(() => false)) && !gone) return { done: true };
+      return (await takesConnections(this.opts.port))
+        ? { done: false, accepts: true, reason: 'it takes connections but has not answered yet' }
+        : { done: false, accepts: false, reason: 'it does not take connections yet' };
+    };
+    let outcome: WaitOutcome;
+    try {
+      outcome = await waitWhileProgressing({
+        what: `${label} to answer on 127.0.0.1:${this.opts.port}`,
+        attempt,
+        look: () => ({ alive: !gone, cpuTicks: cpuTicks(child.pid), logBytes: fileSize(this.logFile) }),
+        pollMs: 100,
+        stallMs: this.opts.stallMs,
+        log: this.opts.log,
+        signal: this.opts.signal,
+      });
+    } catch (err) {
+      // Aborted (Ctrl-C): stopped as it would be once up.
+      await this.stop();
+      throw err;
     }
+    // Its starter says it is ready, and how long it took.
+    if (outcome.kind === 'answered') return;
+    if (spawnError) throw new StackError(`cannot run ${label} (${command}): ${spawnError.message}`);
+    if (outcome.kind === 'dead') {
+      throw new StackError(`${label} exited during start (${describeExit(child)}); log: ${this.logFile}`, logTail(this.logFile));
+    }
+    await this.kill();
+    throw new StackError(
+      `${label} did not answer and showed no sign of progress for ${(this.opts.stallMs ?? STALL_MS) / 1000}s ` +
+        `(no CPU time used, nothing logged; ${outcome.reason}); log: ${this.logFile}`,
+      logTail(this.logFile),
+    );
   }
 
   /** SIGTERM, then SIGKILL after the grace period; resolves once the process is gone. */

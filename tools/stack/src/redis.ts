@@ -58,8 +58,10 @@ export async function startRedis(opts: StartCommon): Promise<ManagedServer & { u
       env,
       dir: opts.dir,
       logName: 'redis.log',
-      ready: () => redisPing(port),
-      readyTimeoutMs: 15_000,
+      port,
+      ready: (timeoutMs) => redisPing(port, '127.0.0.1', timeoutMs),
+      log: opts.log ?? stderrLog,
+      signal: opts.signal,
     });
     await proc.start();
     return Object.assign(managed('redis', port, proc), { url: `redis://127.0.0.1:${port}` });

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { trackTempDir } from './cleanup';
 import { StackError, errorMessage } from './errors';
 import { FERRETDB } from './build';
+import { waitForMongoUrl } from './engine-url';
 import { startFerretDb } from './ferretdb';
 import { seconds, stderrLog, type Log } from './log';
 import { startMinio } from './minio';
@@ -17,6 +18,8 @@ export interface StackOptions {
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
   log?: Log;
+  /** Stops waiting for the servers (Ctrl-C while starting): what was started is stopped and startStack rejects. */
+  signal?: AbortSignal;
 }
 
 export interface Stack {
@@ -35,9 +38,9 @@ function portFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return port;
 }
 
-async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promise<Part<'MONGODB_URL'>> {
+async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log, signal?: AbortSignal): Promise<Part<'MONGODB_URL'>> {
   if (env.MONGODB_URL) {
-    log('mongodb: using MONGODB_URL from the environment');
+    await waitForMongoUrl(env.MONGODB_URL, { log, signal });
     return { env: { MONGODB_URL: env.MONGODB_URL } };
   }
   const engine = env.ENTIA_MONGO_ENGINE;
@@ -48,7 +51,7 @@ async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promis
   const t = Date.now();
   const mongod = engine === 'ferretdb' ? undefined : await findMongod(env, log);
   if (mongod) {
-    const s = await startMongod({ port, dir: path.join(root, 'mongod'), binary: mongod, env, log });
+    const s = await startMongod({ port, dir: path.join(root, 'mongod'), binary: mongod, env, log, signal });
     log(`mongodb: mongod (${mongod}) ready at ${s.url} in ${seconds(t)}`);
     return { env: { MONGODB_URL: s.url }, server: s };
   }
@@ -57,7 +60,7 @@ async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promis
       'ENTIA_MONGO_ENGINE=mongod but no mongod could be had: put mongod on PATH, set MONGOMS_SYSTEM_BINARY, or let mongodb-memory-server download one (needs its download host; ENTIA_MONGOD_DOWNLOAD not 0)',
     );
   }
-  const s = await startFerretDb({ port, dir: path.join(root, 'ferretdb'), env, log });
+  const s = await startFerretDb({ port, dir: path.join(root, 'ferretdb'), env, log, signal });
   log(
     `mongodb: FerretDB ${FERRETDB.version} (${s.handler}) ready at ${s.url} in ${seconds(t)}; it filters and sorts every document ` +
       'in Go (lists slow beyond a few thousand entities) and its updates are not atomic: figures here say more about it than about Entia',
@@ -65,20 +68,20 @@ async function mongoPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promis
   return { env: { MONGODB_URL: s.url }, server: s };
 }
 
-async function redisPart(env: NodeJS.ProcessEnv, root: string, log: Log): Promise<Part<'REDIS_URL'>> {
+async function redisPart(env: NodeJS.ProcessEnv, root: string, log: Log, signal?: AbortSignal): Promise<Part<'REDIS_URL'>> {
   if (env.REDIS_URL) {
     log('redis: using REDIS_URL from the environment');
     return { env: { REDIS_URL: env.REDIS_URL } };
   }
   const t = Date.now();
-  const s = await startRedis({ port: portFrom(env, 'ENTIA_STACK_REDIS_PORT'), dir: path.join(root, 'redis'), env, log });
+  const s = await startRedis({ port: portFrom(env, 'ENTIA_STACK_REDIS_PORT'), dir: path.join(root, 'redis'), env, log, signal });
   log(`redis: ready at ${s.url} in ${seconds(t)}`);
   return { env: { REDIS_URL: s.url }, server: s };
 }
 
 type S3Keys = 'S3_ENDPOINT' | 'S3_ACCESS_KEY' | 'S3_SECRET_KEY' | 'S3_BUCKET' | 'S3_REGION';
 
-async function s3Part(env: NodeJS.ProcessEnv, root: string, log: Log): Promise<Part<S3Keys>> {
+async function s3Part(env: NodeJS.ProcessEnv, root: string, log: Log, signal?: AbortSignal): Promise<Part<S3Keys>> {
   const bucket = env.S3_BUCKET || 'entia';
   const region = env.S3_REGION || 'us-east-1';
   if (env.S3_ENDPOINT) {
@@ -90,7 +93,7 @@ async function s3Part(env: NodeJS.ProcessEnv, root: string, log: Log): Promise<P
     return { env: { S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_BUCKET: bucket, S3_REGION: region } };
   }
   const t = Date.now();
-  const s = await startMinio({ port: portFrom(env, 'ENTIA_STACK_MINIO_PORT'), dir: path.join(root, 'minio'), bucket, region, env, log });
+  const s = await startMinio({ port: portFrom(env, 'ENTIA_STACK_MINIO_PORT'), dir: path.join(root, 'minio'), bucket, region, env, log, signal });
   log(`s3: MinIO ready at ${s.endpoint} (bucket "${bucket}") in ${seconds(t)}`);
   return {
     env: { S3_ENDPOINT: s.endpoint, S3_ACCESS_KEY: s.accessKey, S3_SECRET_KEY: s.secretKey, S3_BUCKET: bucket, S3_REGION: region },
@@ -137,7 +140,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const untrackRoot = opts.dataDir ? () => undefined : trackTempDir(root);
   log(`starting (data: ${root}${opts.dataDir ? '' : ', removed on stop'})`);
 
-  const results = await Promise.allSettled([mongoPart(env, root, log), redisPart(env, root, log), s3Part(env, root, log)]);
+  const results = await Promise.allSettled([mongoPart(env, root, log, opts.signal), redisPart(env, root, log, opts.signal), s3Part(env, root, log, opts.signal)]);
   const servers = results.flatMap((r) => (r.status === 'fulfilled' && r.value.server ? [r.value.server] : []));
   const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
   if (failures.length) {

@@ -37,4 +37,6 @@ export interface StartCommon {
   /** Env for resolving binaries and for the child; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** Stops waiting for the server to answer (it is stopped then): Ctrl-C while the stack starts. */
+  signal?: AbortSignal;
 }
