@@ -40,6 +40,10 @@ const config: Config = {
     moduleNameMapper,
   })),
   testTimeout: 30_000,
+  // On two cores jest runs the files in its own process: one leaked handle (a client a failed
+  // beforeAll never closed) would keep it alive after the report, and CI would wait out its limit
+  // instead of failing. The failure that leaked it is in the report already.
+  forceExit: true,
 };
 
 export default config;

@@ -49,8 +49,13 @@ export async function signIn(api: TestApi, id: string, apiKey: string): Promise<
   return { id, apiKey, token: res.body.token, auth: `Bearer ${res.body.token}` };
 }
 
-/** A fresh tenant database created with the same code the create-database command runs. */
+/**
+ * A fresh tenant database created with the same code the create-database command runs, once the
+ * API's MongoDB connection is up: as a load balancer waits for /readyz, so a first connect slowed by
+ * a busy machine is not taken for the test's failure.
+ */
 export async function testTenant(api: TestApi): Promise<TestTenant> {
+  await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
   const created = await createDatabase(api.deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
   const owner = await signIn(api, created.personId, created.apiKey);
   const server: Server = api.app.listen(0, '127.0.0.1');
