@@ -14,7 +14,7 @@ export function queryString(query: BenchQuery): string {
   return new URLSearchParams(query.params).toString();
 }
 
-/** Five list queries (filter + sort + limit) and three `q` searches over the seeded world. */
+/** Six list queries (filter + sort + limit; the last lists referrers) and three `q` searches over the seeded world. */
 export function benchQueries(world: World): BenchQuery[] {
   const { author, book, review } = world.types;
   return [
@@ -47,6 +47,12 @@ export function benchQueries(world: World): BenchQuery[] {
       kind: 'list',
       title: 'authors whose name starts with "Ma" (any case), by name',
       params: [['_type.reference', author], ['name.string.regex', '/^Ma/i'], ['sort', 'name.string'], ['limit', '20']],
+    },
+    {
+      id: 'L6',
+      kind: 'list',
+      title: 'everything that refers to the most reviewed book (`_reference`), newest first',
+      params: [['_reference.reference', world.popularBook], ['sort', '-_created.datetime'], ['limit', '20']],
     },
     { id: 'Q1', kind: 'q', title: 'common prefix', params: [['q', 'mar']] },
     { id: 'Q2', kind: 'q', title: 'rare word', params: [['q', RARE_WORD]] },

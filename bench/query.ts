@@ -1,6 +1,6 @@
 /**
  * Query benchmark (not a test): seeds a tenant database with entities of three types and measures
- * five list queries and three `q` searches through `EntityCollection.list` (the store call the API
+ * six list queries and three `q` searches through `EntityCollection.list` (the store call the API
  * makes for GET /api/{db}/entity) and through the API's `listEntities` (which adds the definitions
  * lookup), reports p50/p95/max, the index MongoDB would use and what the engine's `explain` says.
  *

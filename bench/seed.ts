@@ -300,7 +300,7 @@ export async function ownerApiKey(store: Store, world: World): Promise<string> {
   const deps = writeDeps(store);
   try {
     const written = await addValues(deps, tenantOf(store, record, world.owner, 60_000), world.owner, [{ type: '_api_key' }]);
-    return written.properties._api_key![0]!.string!;
+    return written.properties.find((value) => value.type === '_api_key')!.string!;
   } finally {
     deps.disconnect();
   }

@@ -7,7 +7,7 @@ import { definitionObjects, type DefinitionInput } from './typed/define';
 import { EntityType } from './typed/entity-type';
 import { SchemaCache } from './typed/schema-cache';
 import type { AnySchema, SchemaShape, Sharing } from './typed/shape';
-import type { Aggregation, ChangeEvent, DatabaseSchema, TypeDescription, ValueType, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
+import type { AddedValues, Aggregation, ChangeEvent, DatabaseSchema, TypeDescription, ValueType, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
 
 /** What `duplicate` asks for: how many copies, and which properties they leave out. */
@@ -124,8 +124,11 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
     return this.client.request('GET', `${this.entityPath(id)}/history${queryString({ limit, skip })}`, undefined, options);
   }
 
-  /** `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing. */
-  addValues(id: string, values: ValueInput[], options?: RequestOptions): Promise<WriteResult> {
+  /**
+   * `POST /api/{db}/entity/{id}`: adds values, or overwrites those named by `_id`; all or nothing.
+   * Resolves with the values written, in the order sent, each naming its property in `type`.
+   */
+  addValues(id: string, values: ValueInput[], options?: RequestOptions): Promise<AddedValues> {
     return this.client.request('POST', this.entityPath(id), values, options);
   }
 
@@ -284,7 +287,7 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
    */
   async generateApiKey(personId: string, options?: RequestOptions): Promise<string> {
     const result = await this.addValues(personId, [{ type: '_api_key' }], options);
-    const key = result.properties?._api_key?.[0]?.string;
+    const key = Array.isArray(result?.properties) ? result.properties.find((value) => value.type === '_api_key')?.string : undefined;
     if (typeof key !== 'string') throw new Error('the API answered without the generated key');
     return key;
   }

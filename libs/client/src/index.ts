@@ -12,6 +12,7 @@ export { DEFAULT_RETRY, KEY_IN_USE, backoffDelay, isRetryableStatus, mayRepeat, 
 export {
   valuesOf,
   type Account,
+  type AddedValues,
   type Aggregation,
   type AuthResult,
   type Change,

@@ -25,11 +25,19 @@ export interface ValueData {
   language?: string;
 }
 
-/** A value as written: `type` names the property, exactly one value field carries the data. */
-export interface ValueInput extends ValueData {
+/**
+ * A value as written: `type` names the property, exactly one value field carries the data. A date
+ * or datetime may also be epoch milliseconds, as Entu's web client sends them; it is stored and
+ * returned as text all the same.
+ */
+export interface ValueInput extends Omit<ValueData, 'date' | 'datetime'> {
   type: string;
   /** Overwrite this value instead of adding one. */
   _id?: string;
+  /** `YYYY-MM-DD`, or the epoch ms of its local midnight (a whole second). */
+  date?: string | number;
+  /** ISO 8601 with an offset, or epoch ms (an integer); stored and returned in UTC. */
+  datetime?: string | number;
 }
 
 /** Where to PUT a file's bytes right after creating its value; every header is required as given. */
@@ -45,6 +53,10 @@ export interface StoredValue extends ValueData {
   type: string;
   /** On a right value: copied from a `_parent` by `_inheritrights`; not writable. */
   inherited?: true;
+  /** On a `_reference` value: the property the reference is in. On a right a higher one implies (an owner listed under `_editor`): the property the value is stored in. */
+  property_type?: string;
+  /** On a `_reference` value: the name of the referenced entity's type. */
+  entity_type?: string;
   created: { at: string; by: string };
 }
 
@@ -61,10 +73,21 @@ export interface Entity {
   [property: string]: Value[] | string;
 }
 
-/** Answer to creating an entity or adding values: the values created or overwritten, by property name. */
+/** Answer to creating an entity (and each copy a duplicate makes): the values it was created with, by property name. */
 export interface WriteResult {
   _id: string;
   properties: Record<string, Value[]>;
+}
+
+/**
+ * Answer to adding values (`addValues`), in the shape of Entu's API: the values created or
+ * overwritten as one array, in the order they were sent (then any formula value of the entity that
+ * changed), each naming its property in `type` — `properties.find((v) => v.type === 'photo')`. A
+ * new file value carries `upload`; a generated API key its plaintext `string`, in this answer only.
+ */
+export interface AddedValues {
+  _id: string;
+  properties: Value[];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { RequestOptions } from './client';
 import type { CallOptions } from './signals';
-import type { Deleted, UploadTarget, Value, ValueInput, WriteResult } from './types';
+import type { AddedValues, Deleted, UploadTarget, Value, ValueInput } from './types';
 
 /** A stream of the content made anew for each attempt, so an expired upload URL can start again. */
 export type StreamSource = () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
@@ -43,7 +43,7 @@ export interface UploadOptions extends CallOptions {
 
 /** The API calls the upload needs (an `EntiaDatabase`); storage is reached with plain `fetch`. */
 export interface UploadApi {
-  addValues(entityId: string, values: ValueInput[], options?: RequestOptions): Promise<WriteResult>;
+  addValues(entityId: string, values: ValueInput[], options?: RequestOptions): Promise<AddedValues>;
   deleteProperty(valueId: string, options?: CallOptions): Promise<Deleted>;
 }
 
@@ -160,9 +160,8 @@ export async function uploadFile(api: UploadApi, entityId: string, file: FileUpl
   for (let attempt = 1; ; attempt++) {
     const body = await bodyOf(data);
     const written = await api.addValues(entityId, [input], { signal, timeoutMs });
-    // An own-property check: a property named `constructor` must not find Object's.
-    const values = written.properties && Object.hasOwn(written.properties, type) ? written.properties[type] : undefined;
-    const value = Array.isArray(values) ? values.find((v) => v.upload !== undefined) : undefined;
+    const values = Array.isArray(written?.properties) ? written.properties : [];
+    const value = values.find((v) => v.type === type && v.upload !== undefined);
     if (!value?.upload) throw new Error(`the API answered without an upload for the file value of "${type}"`);
     const { upload, ...created } = value;
 

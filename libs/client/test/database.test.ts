@@ -65,8 +65,8 @@ describe('EntiaDatabase helpers against a real HTTP peer', () => {
     expect(call().url).toBe(`/api/acme/entity/${ID}`);
   });
 
-  it('addValues POSTs to /api/{db}/entity/{id}', async () => {
-    const body = { _id: ID, properties: { name: [value({ string: 'Bo' })] } };
+  it('addValues POSTs to /api/{db}/entity/{id} and returns the written values as one array', async () => {
+    const body = { _id: ID, properties: [value({ string: 'Bo' })] };
     reply = { status: 200, body };
     const values = [{ type: 'name', _id: VALUE_ID, string: 'Bo' }];
     await expect(client.db().addValues(ID, values)).resolves.toEqual(body);
@@ -184,13 +184,18 @@ describe('EntiaDatabase helpers against a real HTTP peer', () => {
   });
 
   it('generateApiKey POSTs [{type: "_api_key"}] to the person and returns the plaintext key', async () => {
-    reply = { status: 200, body: { _id: ID, properties: { _api_key: [value({ type: '_api_key', string: 'plaintext-key' })] } } };
+    reply = { status: 200, body: { _id: ID, properties: [value({ type: '_api_key', string: 'plaintext-key' })] } };
     await expect(client.db().generateApiKey(ID)).resolves.toBe('plaintext-key');
     expect(call()).toMatchObject({ method: 'POST', url: `/api/acme/entity/${ID}`, body: [{ type: '_api_key' }] });
   });
 
-  it('generateApiKey refuses an answer that carries no key', async () => {
-    reply = { status: 200, body: { _id: ID, properties: {} } };
+  it.each([
+    ['no values', []],
+    ['other values only', [value({ type: 'name', string: 'Bo' })]],
+    // A server from before the answer became an array (SPEC §7a).
+    ['values by property name', { _api_key: [value({ type: '_api_key', string: 'plaintext-key' })] }],
+  ])('generateApiKey refuses an answer that carries no key: %s', async (_case, properties) => {
+    reply = { status: 200, body: { _id: ID, properties } };
     await expect(client.db().generateApiKey(ID)).rejects.toThrow(/without the generated key/);
   });
 

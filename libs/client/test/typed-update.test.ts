@@ -52,7 +52,12 @@ const LABELS = current({
 });
 const RIGHTS = current({
   _owner: [v('o-1', '_owner', { reference: P1, string: 'Ann' })],
-  _viewer: [v('vw-2', '_viewer', { reference: P2, string: 'Bob' }), v('vw-3', '_viewer', { reference: P3, string: 'Cy', inherited: true })],
+  _viewer: [
+    v('vw-2', '_viewer', { reference: P2, string: 'Bob' }),
+    v('vw-3', '_viewer', { reference: P3, string: 'Cy', inherited: true }),
+    // The owner, as the API lists it under every lower level: the `_owner` value itself.
+    v('o-1', '_viewer', { reference: P1, string: 'Ann', property_type: '_owner' }),
+  ],
   _parent: [v('par-1', '_parent', { reference: P3, string: 'Shelf' })],
 });
 
@@ -183,6 +188,7 @@ describe('planUpdate: what an update sends', () => {
     ],
     ['an inherited right asked for explicitly is added', { _viewer: [P2, P3] }, RIGHTS, plan([{ type: '_viewer', reference: P3 }])],
     ['_viewer: [] deletes the explicit viewers only', { _viewer: [] }, RIGHTS, plan([], ['vw-2'])],
+    ['the owner listed as a viewer is not a viewer value to reuse or delete', { _viewer: [P2, P1] }, RIGHTS, plan([{ type: '_viewer', reference: P1 }])],
     ['_parent replaced', { _parent: [P1] }, RIGHTS, plan([{ type: '_parent', reference: P1, _id: 'par-1' }])],
     ['_parent kept', { _parent: P3 }, RIGHTS, plan()],
     ['_sharing written', { _sharing: 'public' }, undefined, plan([{ type: '_sharing', string: 'public' }])],

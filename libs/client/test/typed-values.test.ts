@@ -248,6 +248,16 @@ describe('toObject: a wire entity as an object', () => {
       },
       { _owner: [PERSON_ID], _editor: [OTHER_ID, AUTHOR_ID], _expander: [], _viewer: [AUTHOR_ID] },
     ],
+    [
+      'rights as the entity stores them: the holders of higher levels the API lists too (property_type) left out',
+      {
+        _owner: [v('_owner', { reference: PERSON_ID })],
+        _editor: [v('_editor', { reference: OTHER_ID }), v('_editor', { reference: PERSON_ID, property_type: '_owner' })],
+        _viewer: [v('_viewer', { reference: PERSON_ID, property_type: '_owner' })],
+      },
+      { _owner: [PERSON_ID], _editor: [OTHER_ID] },
+    ],
+    ['_changed as its datetime', { _changed: [v('_changed', { datetime: '2024-06-01T10:00:00.000Z', reference: PERSON_ID })] }, { _changed: '2024-06-01T10:00:00.000Z' }],
     ['an API key is left out', { _api_key: [v('_api_key', { string: '***' })] }, {}],
     ['_type without values is absent', { _type: [] }, {}],
   ])('system field: %s', (_case, properties, expected) => {

@@ -97,10 +97,10 @@ class ApiAndStorage {
     return { status: 404, body: JSON.stringify(problem(404, `no route ${seen.method} ${seen.path}`)) };
   }
 
-  /** Like the API: one value per item, each with its own signed upload. */
+  /** Like the API: one value per item, in the order sent, each with its own signed upload. */
   private create(seen: Seen): Reply {
     const items = JSON.parse(seen.body.toString('utf8')) as { type: string; filename: string; filesize: number; filetype: string }[];
-    const properties: Record<string, Value[]> = {};
+    const properties: Value[] = [];
     for (const item of items) {
       const _id = `65f0a1b2c3d4e5f6a7b8${String(++this.values).padStart(4, '0')}`;
       const upload: UploadTarget = {
@@ -108,7 +108,7 @@ class ApiAndStorage {
         method: 'PUT',
         headers: { ACL: 'private', 'Content-Disposition': DISPOSITION, 'Content-Length': String(item.filesize), 'Content-Type': item.filetype },
       };
-      (properties[item.type] ??= []).push({ _id, ...item, created: { at: '2030-01-01T00:00:00.000Z', by: PERSON }, upload });
+      properties.push({ _id, ...item, created: { at: '2030-01-01T00:00:00.000Z', by: PERSON }, upload });
     }
     return { status: 200, body: JSON.stringify({ _id: ENTITY, properties }) };
   }
@@ -280,15 +280,25 @@ describe('EntiaDatabase.uploadFile against a real HTTP peer (API + storage)', ()
   it('an API answer without `upload` is an error, not a silent success', async () => {
     peer.creation = () => ({
       status: 200,
-      body: JSON.stringify({ _id: ENTITY, properties: { photo: [{ _id: valueId(9999), type: 'photo', created: { at: '2030-01-01T00:00:00.000Z', by: PERSON } }] } }),
+      body: JSON.stringify({ _id: ENTITY, properties: [{ _id: valueId(9999), type: 'photo', created: { at: '2030-01-01T00:00:00.000Z', by: PERSON } }] }),
     });
     await expect(client.db().uploadFile(ENTITY, file(randomBytes(10)))).rejects.toThrow(/without an upload/);
     expect(peer.puts()).toHaveLength(0);
   });
 
   it.each(['constructor', 'toString'])('an answer without the property %s is that error too, not a TypeError from Object.prototype', async (type) => {
-    peer.creation = () => ({ status: 200, body: JSON.stringify({ _id: ENTITY, properties: {} }) });
+    peer.creation = () => ({ status: 200, body: JSON.stringify({ _id: ENTITY, properties: [] }) });
     await expect(client.db().uploadFile(ENTITY, { ...file(randomBytes(10)), type })).rejects.toThrow(/without an upload/);
+    expect(peer.puts()).toHaveLength(0);
+  });
+
+  it.each([
+    ['an upload for another property only', () => [{ _id: valueId(9998), type: 'scan', created: { at: '2030-01-01T00:00:00.000Z', by: PERSON }, upload: { url: `${peer.storageBase}/x`, method: 'PUT', headers: {} } }]],
+    // A server from before the answer became an array (SPEC §7a): the bytes would go nowhere the caller meant.
+    ['values by property name', () => ({ photo: [{ _id: valueId(9997), type: 'photo', created: { at: '2030-01-01T00:00:00.000Z', by: PERSON }, upload: { url: `${peer.storageBase}/x`, method: 'PUT', headers: {} } }] })],
+  ])('an answer with %s is that error too, and nothing is PUT', async (_case, properties) => {
+    peer.creation = () => ({ status: 200, body: JSON.stringify({ _id: ENTITY, properties: properties() }) });
+    await expect(client.db().uploadFile(ENTITY, file(randomBytes(10)))).rejects.toThrow(/without an upload/);
     expect(peer.puts()).toHaveLength(0);
   });
 });

@@ -6,6 +6,7 @@
 import type * as client from '@entia/client';
 import type {
   AccountSchema,
+  AddedValuesSchema,
   AuthResultSchema,
   ChangeEventSchema,
   ChangeSchema,
@@ -35,6 +36,7 @@ export type WireTypesAgree = [
   Holds<Same<client.Value, Static<typeof ValueSchema>>>,
   Holds<Same<client.Entity, Static<typeof EntitySchema>>>,
   Holds<Same<client.WriteResult, Static<typeof WriteResultSchema>>>,
+  Holds<Same<client.AddedValues, Static<typeof AddedValuesSchema>>>,
   Holds<Same<client.EntityList, Static<typeof EntityListSchema>>>,
   Holds<Same<client.Deleted, Static<typeof DeletedSchema>>>,
   Holds<Same<client.Change, Static<typeof ChangeSchema>>>,

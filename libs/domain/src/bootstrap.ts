@@ -1,3 +1,4 @@
+import { labelReferences } from './derived/labels';
 import type { Entity, Properties } from './entity';
 import type { MetaTypes } from './references';
 import type { Value, ValueType } from './values/types';
@@ -118,11 +119,17 @@ export function bootstrapDatabase(args: { name: string; ownerName: string; now: 
     databaseEntity,
     owner,
     searchable: (entity) => searchableByType.get(entity.properties._type?.[0]?.reference ?? '') ?? new Set(),
-    entities: [
+    entities: labelled([
       ...types,
       ...definitions,
       entity(databaseEntity, meta.database, named(args.name), 'domain'),
       entity(owner, meta.person, named(args.ownerName), 'private'),
-    ],
+    ]),
   };
+}
+
+/** Their references labelled as a write labels them (SPEC §3), so that `_type.string=person` finds the first person too. */
+function labelled(entities: Entity[]): Entity[] {
+  const targets = new Map(entities.map((entity) => [entity._id, entity.properties]));
+  return entities.map((entity) => ({ ...entity, properties: labelReferences(entity.properties, targets).properties }));
 }

@@ -1,6 +1,7 @@
 import { CREDENTIAL_PROPERTIES } from './credentials';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
+import { COMPUTED_PROPERTIES } from './definitions/system';
 import type { Entity } from './entity';
 import { invalid, type FieldError } from './errors';
 import { typeOf, type MetaTypes } from './references';
@@ -21,9 +22,10 @@ export interface DuplicateRequest {
  * System properties a copy never takes from its source (docs/decisions.md "Duplicate"):
  * `_created` is the copy's own (now, the caller); the rights are not copied (the caller becomes
  * the sole `_owner`, inherited rights are recomputed by the worker); credentials (`_api_key`,
- * `_identity`, `_passkey`) belong to one person entity and are never cloned.
+ * `_identity`, `_passkey`) belong to one person entity and are never cloned; the computed ones
+ * (`_changed`, `_reference`) are the copy's own, computed when it is written.
  */
-export const NOT_COPIED: ReadonlySet<string> = new Set(['_created', '_owner', '_editor', '_expander', '_viewer', ...CREDENTIAL_PROPERTIES]);
+export const NOT_COPIED: ReadonlySet<string> = new Set(['_created', '_owner', '_editor', '_expander', '_viewer', ...CREDENTIAL_PROPERTIES, ...COMPUTED_PROPERTIES]);
 
 /**
  * Meta-types whose entities are not duplicated: a copy of a property definition would be a second

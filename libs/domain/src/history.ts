@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Caller } from './rights';
 import type { ChangeSchema } from './wire/history';
+import { isComputedProperty } from './definitions/system';
 import { sameUnlabelled } from './derived/changes';
 import { newProperties, type Properties } from './entity';
 import { presentValue } from './present';
@@ -39,6 +40,8 @@ export function changesOf(before: Properties | undefined, after: Properties | un
   const change = (type: string, old: Value | undefined, next: Value | undefined) =>
     changes.push({ type, ...stamp, ...(old ? { old: presentValue(old) } : {}), ...(next ? { new: presentValue(next) } : {}) });
   for (const name of names) {
+    // Computed from the values whose changes are recorded here: recording them too would repeat them.
+    if (isComputedProperty(name)) continue;
     const olds = was[name] ?? [];
     const news = after[name] ?? [];
     const newById = new Map(news.map((value) => [value._id, value]));

@@ -1,7 +1,7 @@
 export { ANY_PROPERTY_NAME_PATTERN, ANY_PROPERTY_NAME_SOURCE, DATABASE_NAME_PATTERN, DATABASE_NAME_SOURCE, DATABASE_SPELLING_PATTERN, OBJECT_ID_PATTERN, PROPERTY_NAME_PATTERN, isAnyPropertyName, isDatabaseName, isDatabaseSpelling, isObjectId, isPropertyName, propertyListPattern } from './names';
 export { DatabaseNameSchema, ObjectIdSchema, PropertyNameSchema } from './wire/identifiers';
 export { StoredValueSchema, UploadTargetSchema, ValueInputSchema, ValueSchema } from './wire/value';
-export { DeletedSchema, EntityListSchema, EntitySchema, WriteResultSchema, type EntityShape } from './wire/entity';
+export { AddedValuesSchema, DeletedSchema, EntityListSchema, EntitySchema, GroupRowSchema, GroupedListSchema, GroupedValueSchema, WriteResultSchema, type EntityShape } from './wire/entity';
 export { FieldErrorSchema, ProblemSchema } from './wire/problem';
 export { AccountSchema, AuthResultSchema } from './wire/auth';
 export { ChangeSchema, HistorySchema } from './wire/history';
@@ -12,10 +12,10 @@ export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type Valu
 export { DEFAULT_LIMITS, checkValue, type ValueLimits, type ValueShape } from './values/rules';
 export { isCalendarDate } from './values/date';
 export { normaliseDatetime } from './values/datetime';
-export { FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, descriptorOf, fieldDescriptorOf } from './values/registry';
+export { FIELD_DESCRIPTORS, QUERY_FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, descriptorOf, fieldDescriptorOf, type QueryField } from './values/registry';
 export { ORDERED_OPERATORS, TEXT_OPERATORS, defineField, defineValueType, isRefusal, refuse, type CheckContext, type FieldDescriptor, type FormulaResult, type Refusal, type StorageForm, type ValueDescriptor } from './values/descriptor';
 export type { PropertyDefinition } from './definitions/definition';
-export { SECRET_SHOWN, SYSTEM_DEFINITIONS, isSecretProperty, isSystemProperty } from './definitions/system';
+export { COMPUTED_PROPERTIES, SECRET_SHOWN, SYSTEM_DEFINITIONS, isComputedProperty, isSecretProperty, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';
 export { checkDefinition, checkSiblings, definitionFrom, definitionMap, searchableOf } from './definitions/from-entity';
 export { checkPlacement, definitionParent } from './definitions/placement';
@@ -42,11 +42,15 @@ export { MAX_KEY_SPONSORS, keyIsLive, keySponsors, type KeyGenerator } from './k
 export { checkReferences, isSchemaType, typeOf, type MetaTypes } from './references';
 export { groupByProperty, presentEntity, presentValue } from './present';
 export { bootstrapDatabase, type Bootstrap } from './bootstrap';
-export { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
+export { OPERATORS, PRESENCE_FIELD, type Filter, type FilterField, type GroupKey, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
 export { DEFAULT_LIMIT, FILTER_FIELDS, FILTER_KEY_PATTERN, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_SKIP, MAX_TERMS, OPERATORS_OF, parseListQuery, parseReferenceQuery, rawQueryOf, type RawQuery } from './query/parse';
 export { checkQueryTypes } from './query/check';
+export { MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_KEYS, groupRows, groupedProperties, parseGroup, parseGroupSort, type FoundGroup, type GroupedProperty, type GroupedValue } from './query/group';
+export { MAX_PROPS, parseProps, selectedProperties, selectionOf, type Selection } from './query/props';
+export { PARENT_RIGHT_PROPERTIES, shownFrom, withShownRights } from './rights-shown';
 export { MAX_CURSOR_LENGTH, decodeCursor, encodeCursor, positionOf, sortEnd, sortSpec, type CursorPosition, type CursorValue } from './query/cursor';
 export { matchesFilter, matchesFilters } from './query/match';
+export { conditionOf, type FilterCondition } from './query/cumulative';
 export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
 export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';
 export { FORMULA_FUNCTIONS, MAX_FORMULA_LENGTH, MAX_FORMULA_STRING, MAX_FORMULA_TOKENS, MAX_FORMULAS_PER_TYPE, type Formula, type FormulaFunction, type FormulaNode, type FormulaPath, type FormulaValue } from './formula/ast';
@@ -56,6 +60,7 @@ export { formulaDependencies, type FormulaDependencies } from './formula/depende
 export { pathValues } from './formula/resolve';
 export { computeFormulas, formulasOf, type FormulaRun, type ParsedFormula } from './formula/apply';
 export { changedProperties, onlyRelabelled } from './derived/changes';
+export { outgoingReferences, withChanged, withReferences, type ChangedInput } from './derived/computed';
 export { describeChange, type EntityChanged } from './derived/describe';
 export { dependentsOf, type Dependents, type EntityChange } from './derived/dependents';
 export { needsOwnRefresh, needsSettling, readersOf, type SchemaView } from './derived/settling';
@@ -68,6 +73,9 @@ export { CREATED, DELETED, changesOf, mayReadGone, parseInstant, propertiesAt, t
 export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitions, type CopiedValue, type DuplicateRequest } from './duplicate';
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, PHOTO_PROPERTY, THUMBNAIL_FORMAT, THUMBNAIL_MIME, THUMBNAIL_SIZES, THUMBNAIL_SOURCE_FORMATS, THUMBNAIL_SOURCE_TYPES, assertThumbnailSource, assertThumbnailSourceType, centredSquare, parseThumbnailSize, thumbnailFilename, thumbnailKey, thumbnailKeys, unthumbnailable, type Region, type SourceImage, type ThumbnailSize } from './thumbnails';
 export { ThumbnailSchema } from './wire/thumbnail';
+export { INLINE_TYPES, displayOf, type FileDisplay } from './file-display';
+export { statisticsOf, type DatabaseStatistics, type UsageFigures } from './statistics';
+export { DatabaseStatisticsSchema } from './wire/statistics';
 export { graphqlTypeName, sanitiseGraphqlName, uniqueGraphqlNames } from './graphql-names';
 export { CHANGE_KINDS, MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_STRING, changeRecordOf, snapshotOf, type ChangeKind, type ChangeRecord, type Snapshot } from './changes/record';
 export { deliveryOf, type Delivery } from './changes/delivery';

@@ -4,6 +4,7 @@ import type { FormulaPath, FormulaValue } from './formula/ast';
 import { computeFormulas } from './formula/apply';
 import { describeChange, type EntityChanged } from './derived/describe';
 import { inheritRights } from './derived/inherit';
+import { withChanged, withReferences } from './derived/computed';
 import { dropReferencesTo, labelReferences } from './derived/labels';
 import { needsSettling, type SchemaView } from './derived/settling';
 import { typeOf, type MetaTypes } from './references';
@@ -43,7 +44,8 @@ export interface Materialised extends StoredEntity {
 
 /**
  * The entity as it is stored, from its own values, its schema and the entities it reads: its
- * references labelled, its rights inherited (on a refresh), its formulas computed, then its index
+ * references labelled, its rights inherited (on a refresh), its formulas computed, its computed
+ * system properties (`_reference`, `_changed`) brought up to date, then its index
  * entries (access list, search tokens, sort keys, attribute values). Rights first:
  * its owners, inherited ones included, decide which labels and formula terms it may copy (issue 14).
  * The one place that builds a stored entity, for the write path and the refresh alike. Pure.
@@ -56,10 +58,11 @@ export function materialise(input: MaterialiseInput): Materialised {
     const parents = referencesOf(properties, '_parent').flatMap((id) => (targets.has(id) ? [targets.get(id)!] : []));
     properties = inheritRights(properties, parents, input.stamp, input.newId).properties;
   }
+  properties = withChanged({ properties, stamp: input.stamp, newId: input.newId, refresh: reads !== undefined });
   const labelled = labelReferences(properties, targets).properties;
   const resolve = reads ? (path: FormulaPath) => reads.resolve(labelled, path) : undefined;
   const computed = computeFormulas({ _id: entity._id, properties: labelled }, input.type.formulas, { stamp: input.stamp, newId: input.newId, resolve });
-  return { ...indexed({ _id: entity._id, properties: computed.properties }, input.type.searchable), computed: computed.changed };
+  return { ...indexed({ _id: entity._id, properties: withReferences(computed.properties, targets) }, input.type.searchable), computed: computed.changed };
 }
 
 /** Work a change leaves for others, committed with it (the entity's outbox) and done by the worker. */

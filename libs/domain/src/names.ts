@@ -36,9 +36,15 @@ export const ANY_PROPERTY_NAME_SOURCE = ANY_PROPERTY_NAME;
 /** A user or system property name. */
 export const ANY_PROPERTY_NAME_PATTERN = anchored(ANY_PROPERTY_NAME);
 
-/** A comma-separated list of 1 to `max` user or system property names (`props=a,b,_created`). */
+/** A property name, or a path to one field of its values (`ordinal.number`): an entry of `props`. */
+const PROPERTY_SELECTION = `${ANY_PROPERTY_NAME}(\\.[a-z]{1,16})?`;
+
+/**
+ * A comma-separated list of 1 to `max` property names or paths (`props=a,b.number,_created`); which
+ * fields a path may name is the value types' (`parseProps`).
+ */
 export function propertyListPattern(max: number): string {
-  return `^${ANY_PROPERTY_NAME}(,${ANY_PROPERTY_NAME}){0,${max - 1}}$`;
+  return `^${PROPERTY_SELECTION}(,${PROPERTY_SELECTION}){0,${max - 1}}$`;
 }
 
 const OBJECT_ID_RULE = new RegExp(OBJECT_ID_PATTERN);

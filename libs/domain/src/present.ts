@@ -1,5 +1,7 @@
 import { SECRET_SHOWN, isSecretProperty } from './definitions/system';
 import { newProperties, type Entity } from './entity';
+import { selectFields, selectionOf } from './query/props';
+import { withShownRights } from './rights-shown';
 import type { Value } from './values/types';
 
 /**
@@ -11,20 +13,26 @@ export function presentValue(value: Value): Value {
 }
 
 /**
- * An entity as the interface returns it (§2.1): `_id` and one array per property name, limited to
- * `props` when given.
+ * An entity as the interface returns it (§2.1): `_id` and one array per property name, the right
+ * lists cumulative (`withShownRights`), limited to `props` when given (a path, `ordinal.number`,
+ * shows only that field of each value, with its `_id`).
  */
 export function presentEntity(entity: Entity, props?: readonly string[]): Record<string, unknown> {
   const shown: Record<string, unknown> = { _id: entity._id };
-  for (const [name, values] of Object.entries(entity.properties)) {
-    if (props === undefined || props.includes(name)) shown[name] = values.map(presentValue);
+  const selection = props === undefined ? undefined : selectionOf(props);
+  for (const [name, values] of Object.entries(withShownRights(entity.properties))) {
+    const selected = selection === undefined ? 'all' : selection.get(name);
+    if (selected === undefined) continue;
+    const presented = values.map(presentValue);
+    shown[name] = selected === 'all' ? presented : presented.map((value) => selectFields(value, selected));
   }
   return shown;
 }
 
 /**
- * Values grouped by property name, as write responses return them. Not masked: a write's values
- * include a just-generated API key, which its response shows once.
+ * Values grouped by property name, as a create's answer returns them (adding values answers one
+ * array instead, SPEC §7a). Not masked: a write's values include a just-generated API key, which its
+ * response shows once.
  */
 export function groupByProperty(values: Value[]): Record<string, Value[]> {
   const grouped = newProperties();

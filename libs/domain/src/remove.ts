@@ -9,7 +9,9 @@ import { INHERITED, assertOwned, isMandatory } from './write';
 
 /** Finds a value on an entity by its `_id`. */
 export function findValue(properties: Properties, valueId: string): Value | undefined {
-  for (const values of Object.values(properties)) {
+  for (const [name, values] of Object.entries(properties)) {
+    // A `_reference` entry bears the id of the value it stands for: the id addresses that value.
+    if (name === '_reference') continue;
     const found = values.find((value) => value._id === valueId);
     if (found) return found;
   }

@@ -163,6 +163,12 @@ describe('propertyListPattern', () => {
     ['a,,b', false],
     ['a,__proto__', false],
     ['a, b', false],
+    // Paths to one field of the values (which fields: parseProps).
+    ['ordinal.number,name,_type.string', true],
+    ['a.', false],
+    ['a.b.c', false],
+    ['a.Number', false],
+    ['a.__proto__', false],
   ])('%j: accepted %s', (input, accepted) => {
     expect(threeAtMost.test(input)).toBe(accepted);
   });

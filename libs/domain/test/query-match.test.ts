@@ -167,6 +167,25 @@ describe('matchesFilter: every operator on every field, any value', () => {
     ['r.string=Label', 'ONE', true],
     ['r.string.exists=true', 'MANY', false],
     ['r.string.exists=false', 'MANY', true],
+    // a reference's label, as any string (SPEC §7a)
+    ['r.string=label', 'ONE', false],
+    ['r.string.ne=Other', 'ONE', true],
+    ['r.string.ne=Label', 'ONE', false],
+    ['r.string.in=Other,Label', 'ONE', true],
+    ['r.string.regex=/^lab/i', 'ONE', true],
+    ['r.string=Label', 'MANY', false],
+    ['p.string=three', 'MIXED', true],
+    // `_id.exists`: whether the property has any value, whatever its fields
+    ['r._id.exists=true', 'ONE', true],
+    ['r._id.exists=true', 'MANY', true],
+    ['r._id.exists=false', 'MANY', false],
+    ['r._id.exists=true', 'NONE', false],
+    ['r._id.exists=false', 'NONE', true],
+    ['p._id.exists=true', 'MIXED', true],
+    ['f._id.exists=true', 'ONE', true],
+    ['title._id.exists=true', 'WORDS', true],
+    ['add_from._id.exists=true', 'ONE', false],
+    ['add_from._id.exists=false', 'ONE', true],
     // file fields: name and type as text, size as a number
     ['f.filename=photo.PNG', 'ONE', true],
     ['f.filename.regex=/\\.png$/', 'ONE', false],
@@ -300,6 +319,8 @@ describe('matchesFilter: what the parser never builds still reads as the engine 
     const plain = { name: values('name', { string: 'x' }) } as Properties;
     expect(matchesFilter(filterOf('constructor.string.exists=true'), plain)).toBe(false);
     expect(matchesFilter(filterOf('constructor.string.exists=false'), plain)).toBe(true);
+    expect(matchesFilter(filterOf('constructor._id.exists=true'), plain)).toBe(false);
+    expect(matchesFilter(filterOf('toString._id.exists=false'), plain)).toBe(true);
   });
 
   it('patterns past the cache bound still answer, the early ones too', () => {

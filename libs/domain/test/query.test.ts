@@ -7,6 +7,7 @@ import {
   MAX_TERMS,
   checkDefinition,
   checkQueryTypes,
+  encodeCursor,
   parseListQuery,
   parseReferenceQuery,
   prefixes,
@@ -230,7 +231,7 @@ describe('parseListQuery: malformed values are refused, naming the key (never a 
     ['t.datetime', '2024-01-02T25:00:00Z'],
     ['t.datetime', '2024-02-30T00:00:00Z'],
     ['t.datetime', 'now'],
-    ['t.datetime', '1700000000'],
+    ['t.datetime', '1700000000.5'],
     ['t.datetime.lt', ''],
     ['r.reference', 'abc'],
     ['r.reference', ''],
@@ -408,16 +409,34 @@ describe('parseListQuery: sort', () => {
       { property: 'f', field: 'filename', direction: 1 },
       { property: 'f', field: 'filesize', direction: -1 },
     ]],
+    // Entu's tables: a reference column by its label or its id, a boolean column
+    ['author.string', [{ property: 'author', field: 'string', direction: 1 }]],
+    ['-author.reference', [{ property: 'author', field: 'reference', direction: -1 }]],
+    ['done.boolean', [{ property: 'done', field: 'boolean', direction: 1 }]],
   ])('sort=%s', (text, sort) => {
     expect(parseListQuery({ sort: text }).sort).toEqual(sort);
   });
 
-  it.each(['', 'title', 'title.text', 'title.str', '--title.string', '+title.string', 'title.string,', ',title.string', 'title.string.desc', 'title.string -n.number', '__sort.string', '__read.string'])(
+  it.each(['', 'title', 'title.text', 'title.str', '--title.string', '+title.string', 'title.string,', ',title.string', 'title.string.desc', 'title.string -n.number', '__sort.string', '__read.string', 'photo.file', 'author._id', '__proto__.string', '_api_key.string', '-_api_key.string'])(
     'sort=%j is refused',
     (text) => {
       expectRefused({ sort: text }, 'sort');
     },
   );
+
+  it('a page of a boolean or reference sort resumes from its cursor; a cursor with other values is refused', () => {
+    const sort = 'done.boolean,-author.reference';
+    const { sort: keys } = parseListQuery({ sort });
+    expect(parseListQuery({ sort, after: encodeCursor(keys, { values: [1, ID], id: ID2 }) }).after).toEqual({ values: [1, ID], id: ID2 });
+    expect(parseListQuery({ sort, after: encodeCursor(keys, { values: [null, null], id: ID2 }) }).after).toEqual({ values: [null, null], id: ID2 });
+    expectRefused({ sort, after: encodeCursor(keys, { values: ['true', ID], id: ID2 }) }, 'after');
+    expectRefused({ sort, after: encodeCursor(keys, { values: [0, 'Jane'], id: ID2 }) }, 'after');
+  });
+
+  it('a field that is none (Entu\'s `.file`) is told which fields there are', () => {
+    const error = expectRefused({ sort: 'photo.file' }, 'sort');
+    expect(error.errors[0]!.message).toMatch(/"photo\.file" is not <property>\.<field>.*filename, filesize, filetype/);
+  });
 });
 
 describe('parseListQuery: props', () => {
@@ -425,7 +444,11 @@ describe('parseListQuery: props', () => {
     expect(parseListQuery({ props: 'title,_created' }).props).toEqual(['title', '_created']);
   });
 
-  it.each(['', 'a,,b', 'a b', 'title.string', '__read', '__q', '$where', 'a,'])('props=%j is refused', (text) => {
+  it('names one field of a property\'s values with a path (Entu\'s props=ordinal.number)', () => {
+    expect(parseListQuery({ props: 'ordinal.number,title,_type.string' }).props).toEqual(['ordinal.number', 'title', '_type.string']);
+  });
+
+  it.each(['', 'a,,b', 'a b', 'title.strings', 'title.string.x', '__read', '__q', '$where', 'a,'])('props=%j is refused', (text) => {
     expectRefused({ props: text }, 'props');
   });
 });
@@ -543,9 +566,19 @@ describe('sortKeys: smallest and largest value per property and field', () => {
     expect(sortKeys(props([[name, values]]))[name]?.[field]).toEqual(expected);
   });
 
-  it('_created sorts by its datetime', () => {
+  it('_created sorts by its datetime, and by whom (the id, and the label when it has one)', () => {
     const keys = sortKeys(props([['_created', [{ datetime: '2024-05-01T10:00:00.000Z', reference: ID }]]]));
-    expect(keys._created).toEqual({ datetime: { min: '2024-05-01T10:00:00.000Z', max: '2024-05-01T10:00:00.000Z' } });
+    expect(keys._created).toEqual({ datetime: { min: '2024-05-01T10:00:00.000Z', max: '2024-05-01T10:00:00.000Z' }, reference: { min: ID, max: ID } });
+  });
+
+  it('a reference sorts by its label (folded, as any string) and by its id', () => {
+    const keys = sortKeys(props([['author', [{ reference: ID2, string: 'Émile' }, { reference: ID, string: 'jane' }, { reference: ID }]]]));
+    expect(keys.author).toEqual({ string: { min: 'emile', max: 'jane' }, reference: { min: ID, max: ID2 } });
+  });
+
+  it('a boolean sorts false before true', () => {
+    expect(sortKeys(props([['done', [{ boolean: true }, { boolean: false }]]])).done).toEqual({ boolean: { min: 0, max: 1 } });
+    expect(sortKeys(props([['done', [{ boolean: true }]]])).done).toEqual({ boolean: { min: 1, max: 1 } });
   });
 
   it('keeps every property apart, and nothing for properties without values', () => {
@@ -596,11 +629,48 @@ describe('checkQueryTypes: filters and sorts must fit the definitions (SPEC §7)
     'sort=doc.filesize,doc.filename',
     'sort=summary.string',
     `title.string=x&n.number.lt=3&_type.reference=${ID}&sort=-day.date`,
+    // a reference's label (SPEC §7a), system references too
+    'ref.string=Jane Austen',
+    'ref.string.ne=x',
+    'ref.string.in=a,b',
+    'ref.string.regex=/^ja/i',
+    'ref.string.exists=false',
+    '_type.string=menu',
+    '_parent.string.in=book,folder',
+    '_owner.string=Owner',
+    '_expander.string.exists=true',
+    '_created.string=Owner',
+    `_changed.reference=${ID}`,
+    '_changed.datetime.gte=2024-01-01T00:00:00Z',
+    'sort=-_changed.datetime',
+    // who points at an entity, through what (_reference, issue 32)
+    `_reference.reference=${ID}`,
+    '_reference.property_type.ne=_parent',
+    '_reference.entity_type.in=person,book',
+    '_reference.string=Jane Austen',
+    'sort=ref.string',
+    'sort=-_parent.string',
+    // booleans and reference ids sort too (Entu's table headers send them)
+    'sort=flag.boolean',
+    'sort=-ref.reference,_type.reference',
+    'sort=_inheritrights.boolean',
+    // whether a property has any value: of any property, defined or not (catalogue GAP-6)
+    'add_from._id.exists=true',
+    'table._id.exists=false',
+    'ref._id.exists=true',
+    'doc._id.exists=true',
+    '_api_key._id.exists=true',
+    '_viewer._id.exists=false',
+    'constructor._id.exists=true',
   ])('%s is accepted', (text) => {
     expect(() => typeCheck(text)).not.toThrow();
   });
 
   it.each([
+    // `_changed` names its author by id: it carries no label to filter by.
+    ['_changed.string=Owner', '_changed.string'],
+    ['_reference.number=1', '_reference.number'],
+    ['title.property_type=author', 'title.property_type'],
     ['title.number=1', 'title.number'],
     ['title.number.in=1,2', 'title.number.in'],
     ['title.filename=a', 'title.filename'],
@@ -610,23 +680,30 @@ describe('checkQueryTypes: filters and sorts must fit the definitions (SPEC §7)
     ['flag.string=true', 'flag.string'],
     ['day.datetime=2024-01-01T00:00:00Z', 'day.datetime'],
     ['at.date=2024-01-01', 'at.date'],
-    ['ref.string=x', 'ref.string'],
+    ['n.string=Jane', 'n.string'],
+    ['n.string.in=a,b', 'n.string.in'],
+    ['sort=n.string', 'sort'],
+    ['flag.string.exists=true', 'flag.string.exists'],
     [`title.reference=${ID}`, 'title.reference'],
     ['doc.string=a', 'doc.string'],
     ['doc.number=1', 'doc.number'],
     ['mixed.date=2024-01-01', 'mixed.date'],
     ['colour.string=red', 'colour.string'],
     ['colour.string.exists=false', 'colour.string.exists'],
-    ['_created.string=x', '_created.string'],
     ['_created.date=2024-01-01', '_created.date'],
-    ['_type.string=book', '_type.string'],
+    ['_type.number=1', '_type.number'],
+    ['_parent.boolean=true', '_parent.boolean'],
     [`_sharing.reference=${ID}`, '_sharing.reference'],
+    ['constructor.string=x', 'constructor.string'],
+    ['toString.string.exists=true', 'toString.string.exists'],
     ['_inheritrights.string=x', '_inheritrights.string'],
     ['_unknown.string=x', '_unknown.string'],
     ['_id.string=x', '_id.string'],
     ['sort=title.number', 'sort'],
     ['sort=colour.string', 'sort'],
     ['sort=_created.number', 'sort'],
+    ['sort=title.boolean', 'sort'],
+    ['sort=doc.string', 'sort'],
   ])('%s is refused, naming %s', (text, parameter) => {
     const error = refusal(() => typeCheck(text));
     expect(error.kind).toBe('invalid');
@@ -636,6 +713,16 @@ describe('checkQueryTypes: filters and sorts must fit the definitions (SPEC §7)
   it('reports every mismatch at once', () => {
     const error = refusal(() => typeCheck('title.number=1&colour.string=x&sort=n.string'));
     expect(error.errors.map((e) => e.parameter).sort()).toEqual(['colour.string', 'sort', 'title.number']);
+  });
+
+  it('says which fields a property has, a reference\'s label among them', () => {
+    const error = refusal(() => typeCheck(`n.string=x&ref.number=1`));
+    expect(error.errors).toEqual(
+      expect.arrayContaining([
+        { parameter: 'n.string', message: '"n" is number, not string' },
+        { parameter: 'ref.number', message: '"ref" is reference/string, not number' },
+      ]),
+    );
   });
 });
 
@@ -691,5 +778,82 @@ describe('parseReferenceQuery and checkDefinition (SPEC §5)', () => {
     expect(checkDefinition(definition('string', 'kind.string=author'))).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/reference_query/) }),
     ]);
+  });
+});
+
+describe('parseListQuery: <property>._id.exists, whether the entity has any value of the property (SPEC §7a)', () => {
+  it.each<[string, string, boolean]>([
+    ['add_from._id.exists', 'true', true],
+    ['table._id.exists', 'false', false],
+    ['_parent._id.exists', 'true', true],
+    ['_api_key._id.exists', 'true', true],
+    ['constructor._id.exists', 'true', true],
+  ])('%s=%s', (key, text, value) => {
+    const property = key.split('.')[0]!;
+    expect(parseListQuery({ [key]: text }).filters).toEqual([{ property, field: '_id', op: 'exists', value }]);
+  });
+
+  it.each<[string, string]>([
+    // only exists
+    ['x._id', 'true'],
+    ['x._id.eq', 'true'],
+    ['x._id.ne', 'true'],
+    ['x._id.in', 'a,b'],
+    ['x._id.regex', '/a/'],
+    ['x._id.gt', '1'],
+    // only true or false
+    ['x._id.exists', 'maybe'],
+    ['x._id.exists', 'TRUE'],
+    ['x._id.exists', ''],
+    ['x._id.exists', '1'],
+    ['x._id.exists', '{"$ne":null}'],
+    // malformed names and fields
+    ['__proto__._id.exists', 'true'],
+    ['__read._id.exists', 'true'],
+    ['$where._id.exists', 'true'],
+    ['x._id.exists.exists', 'true'],
+    ['x._ID.exists', 'true'],
+    ['x.id.exists', 'true'],
+    ['x._id._id.exists', 'true'],
+    ['._id.exists', 'true'],
+  ])('%s=%j is refused, naming the key', (key, text) => {
+    expectRefused({ [key]: text }, key);
+  });
+
+  it('tells what it takes', () => {
+    expect(expectRefused({ 'x._id.eq': 'true' }, 'x._id.eq').errors[0]!.message).toMatch(/takes only exists/);
+    expect(expectRefused({ 'x._id.exists': 'maybe' }, 'x._id.exists').errors[0]!.message).toBe('must be true or false');
+  });
+
+  it('given twice is refused', () => {
+    expectRefused(rawQueryOf('x._id.exists=true&x._id.exists=true'), 'x._id.exists');
+  });
+});
+
+describe('parseListQuery: a reference\'s label filters as a string (SPEC §7a)', () => {
+  it.each<[string, string, Record<string, unknown>]>([
+    ['_type.string', 'menu', { op: 'eq', value: 'menu' }],
+    ['_parent.string.in', 'book,folder', { op: 'in', values: ['book', 'folder'] }],
+    ['author.string', 'Jane Austen', { op: 'eq', value: 'Jane Austen' }],
+    ['author.string.ne', 'Jane Austen', { op: 'ne', value: 'Jane Austen' }],
+    ['author.string.regex', '/^jane/i', { op: 'regex', pattern: '^jane', flags: 'i' }],
+    ['author.string.exists', 'false', { op: 'exists', value: false }],
+  ])('%s=%s', (key, text, expected) => {
+    const [property, field] = key.split('.') as [string, FilterField];
+    expect(parseListQuery({ [key]: text }).filters).toEqual([{ property, field, ...expected }]);
+  });
+
+  it.each<[string, string, string]>([
+    ['too many values in in', '_parent.string.in', Array.from({ length: MAX_IN + 1 }, (_, i) => `t${i}`).join(',')],
+    ['a pattern too long', 'author.string.regex', `/${'a'.repeat(MAX_REGEX + 1)}/`],
+    ['a backreference', 'author.string.regex', '/(a)\\1/'],
+    ['a lookahead', 'author.string.regex', '/a(?=b)/'],
+    ['an invalid pattern', 'author.string.regex', '/(/'],
+    ['a value longer than any string', 'author.string', 'x'.repeat(10_001)],
+    ['an operator strings do not take', 'author.string.gt', 'a'],
+    ['a secret', '_api_key.string', 'x'],
+    ['a secret, in', '_api_key.string.in', 'x,y'],
+  ])('%s is refused, naming the key', (_, key, text) => {
+    expectRefused({ [key]: text }, key);
   });
 });

@@ -16,6 +16,13 @@ describe('ValueInputSchema', () => {
     ['a short value id', { type: 'title', _id: ID.slice(1), string: 'x' }, false],
     ['an unknown field', { type: 'title', strings: 'x' }, false],
     ['no type', { string: 'x' }, false],
+    ['a date as YYYY-MM-DD', { type: 'published', date: '2024-05-01' }, true],
+    // Entu's web client: epoch ms (the descriptor's check then reads them, or refuses them).
+    ['a date as epoch ms', { type: 'published', date: 1714510800000 }, true],
+    ['a datetime as epoch ms', { type: 'seen', datetime: 1714557000000 }, true],
+    ['a date too long for YYYY-MM-DD', { type: 'published', date: '2024-05-01T00:00Z' }, false],
+    ['a date as a boolean', { type: 'published', date: true }, false],
+    ['a datetime as an object', { type: 'seen', datetime: { $date: 0 } }, false],
   ])('%s: accepted %s', (_, input, accepted) => {
     expect(Value.Check(ValueInputSchema, input)).toBe(accepted);
   });

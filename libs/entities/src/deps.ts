@@ -30,7 +30,8 @@ export interface SettleDeps {
 export interface Objects {
   remove(key: string): Promise<void>;
   presignUpload(key: string, file: { filename: string; filesize: number; filetype: string }, expiresIn: number): Promise<UploadTarget>;
-  presignDownload(key: string, filename: string, expiresIn: number): Promise<string>;
+  /** With `inlineAs`, a URL the browser shows in place as that content type; without, a download. */
+  presignDownload(key: string, filename: string, expiresIn: number, inlineAs?: string): Promise<string>;
   exists(key: string): Promise<boolean>;
   /** Copies an object server-side; false when `from` does not exist. */
   copy(from: string, to: string): Promise<boolean>;

@@ -1,4 +1,4 @@
-import { isFileValue as isFile, thumbnailKeys, type Value } from '@entia/domain';
+import { displayOf, isFileValue as isFile, thumbnailKeys, type Value } from '@entia/domain';
 import { objectKey, type UploadTarget } from '@entia/files';
 import type { EntitiesDeps } from './deps';
 
@@ -16,10 +16,15 @@ export async function withUploads(deps: EntitiesDeps, db: string, entityId: stri
   );
 }
 
-/** A file value with a fresh signed download URL; other values as they are. */
-export async function withDownloadUrl(deps: EntitiesDeps, db: string, entityId: string, value: Value): Promise<Value & { url?: string }> {
+/**
+ * A file value with a fresh signed URL; other values as they are. `show`: a URL the browser shows in
+ * place when the type is safe to show (`displayOf`), else a download; `download`: always a download.
+ */
+export async function withDownloadUrl(deps: EntitiesDeps, db: string, entityId: string, value: Value, purpose: 'show' | 'download'): Promise<Value & { url?: string }> {
   if (!isFile(value)) return value;
-  return { ...value, url: await deps.objects.presignDownload(objectKey(db, entityId, value._id), value.filename, DOWNLOAD_URL_SECONDS) };
+  const display = purpose === 'show' ? displayOf(value.filetype) : undefined;
+  const inlineAs = display?.disposition === 'inline' ? display.contentType : undefined;
+  return { ...value, url: await deps.objects.presignDownload(objectKey(db, entityId, value._id), value.filename, DOWNLOAD_URL_SECONDS, inlineAs) };
 }
 
 /** Whether a file value's bytes were uploaded. */

@@ -1,9 +1,12 @@
 import {
+  MAX_GROUPS,
   callerTags,
   checkQueryTypes,
   encodeCursor,
+  groupRows,
   invalid,
   presentEntity,
+  type GroupKey,
   type ListQuery,
 } from '@entia/domain';
 import { queryFailure } from '@entia/store';
@@ -37,11 +40,25 @@ function typesNamed(query: Pick<ListQuery, 'filters'>): string[] | undefined {
 }
 
 /**
- * A query's filters and sort against the definitions (from the schema cache) of the types it names,
- * else of every type: a property no such type defines, or a field not of its type, is 400.
+ * A query's filters, sort and group keys against the definitions (from the schema cache) of the
+ * types it names, else of every type: a property no such type defines, or a field not of its type, is 400.
  */
-export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: Pick<ListQuery, 'filters' | 'sort'>): Promise<void> {
-  if (query.filters.length > 0 || query.sort.length > 0) checkQueryTypes(query, (await schemaOf(deps, tenant)).propertyTypes(typesNamed(query)));
+export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: Pick<ListQuery, 'filters' | 'sort' | 'group'>): Promise<void> {
+  // A grouped list sorts by its keys (or a grouped reference's label), which are checked as keys.
+  const checked = query.group ? { filters: query.filters, sort: [], group: query.group } : query;
+  if (checked.filters.length > 0 || checked.sort.length > 0 || checked.group) checkQueryTypes(checked, (await schemaOf(deps, tenant)).propertyTypes(typesNamed(query)));
+}
+
+/** More groups than a grouped list computes: a query to narrow, not a failure. */
+const tooManyGroups = () =>
+  invalid('The query has too many groups.', [{ parameter: 'group', message: `more than ${MAX_GROUPS} groups (or too large ones): narrow the filters, or group by fewer or coarser keys` }]);
+
+/** A grouped list (`group`): its rows, computed over every group of the matches the caller may read. */
+async function listGroups(tenant: Tenant, query: ListQuery & { group: GroupKey[] }): Promise<EntityList> {
+  const found = await tenant.entities.groups(query, callerTags(tenant.caller));
+  if (!found) throw tooManyGroups();
+  const { rows, count } = groupRows(found, query);
+  return { entities: rows, ...(query.count === 'none' ? {} : { count }), limit: query.limit, skip: query.skip };
 }
 
 /**
@@ -51,9 +68,10 @@ export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], t
 export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
   await checkAgainstSchema(deps, tenant, query);
   try {
+    if (query.group) return await listGroups(tenant, { ...query, group: query.group });
     const { entities, count, next } = await tenant.entities.list(query, callerTags(tenant.caller));
     return {
-      entities: entities.map((entity) => presentEntity(entity)),
+      entities: entities.map((entity) => presentEntity(entity, query.props)),
       ...(count === undefined ? {} : { count }),
       limit: query.limit,
       skip: query.skip,

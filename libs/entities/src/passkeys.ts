@@ -29,7 +29,7 @@ export async function registerPasskey(deps: EntitiesDeps, tenant: Tenant, passke
     verified: { property: '_passkey', subject: id },
     passkey: key,
   });
-  return outcome.properties._passkey!.find((value) => value.string === id)!;
+  return outcome.properties.find((value) => value.type === '_passkey' && value.string === id)!;
 }
 
 const REFUSED = 'Unknown or revoked passkey.';

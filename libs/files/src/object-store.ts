@@ -229,9 +229,19 @@ export class ObjectStore {
     };
   }
 
-  /** A GET URL that downloads the object under its original name. */
-  presignDownload(key: string, filename: string, expiresIn: number): Promise<string> {
-    const command = new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: dispositionOf(filename) });
+  /**
+   * A GET URL that downloads the object under its original name; with `inlineAs`, one a browser
+   * shows in place, served as that content type (the caller decides which types are safe to show:
+   * libs/domain `displayOf`). Both answers are asked of storage in the signed query
+   * (`response-content-disposition`, `response-content-type`), so nobody can change them.
+   */
+  presignDownload(key: string, filename: string, expiresIn: number, inlineAs?: string): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: dispositionOf(filename, inlineAs === undefined ? 'attachment' : 'inline'),
+      ...(inlineAs === undefined ? {} : { ResponseContentType: inlineAs }),
+    });
     return getSignedUrl(this.client, command, { expiresIn });
   }
 

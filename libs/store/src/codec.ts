@@ -68,6 +68,11 @@ function convert(fields: Document, way: 'encode' | 'decode'): Document {
   return fields;
 }
 
+/** Some fields of a stored value (a grouped list's keys) in their wire form. */
+export function decodeFields(stored: Document): Document {
+  return convert({ ...stored }, 'decode');
+}
+
 // A value's identity and provenance are an id, a moment and a person: stored like a reference and a datetime.
 const ID = STORAGE['object-id'];
 const MOMENT = STORAGE.date;
@@ -115,7 +120,8 @@ export function toDocument({ entity, index }: StoredEntity, version: number): En
   for (const [name, values] of Object.entries(entity.properties)) {
     document[name] = values.map(encodeValue);
     for (const value of values) {
-      document.__vids.push(new ObjectId(value._id));
+      // A `_reference` entry repeats the id of the value it stands for (domain/derived/computed.ts).
+      if (name !== '_reference') document.__vids.push(new ObjectId(value._id));
       if (value.reference !== undefined) refs.add(value.reference);
     }
   }

@@ -1,9 +1,9 @@
-import { attributeValue, isIndexedAttribute, sortEnd, type CursorPosition, type Filter, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
+import { attributeValue, conditionOf, isIndexedAttribute, selectedProperties, sortEnd, type CursorPosition, type Filter, type FilterField, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
 import { INTERNAL_FIELDS, storedScalar, type EntityDocument } from './codec';
 
 /** A filter's scalar as its field is stored (a reference as an ObjectId, a datetime as a date…). */
-const stored = (filter: Filter, value: Scalar) => storedScalar(filter.field, value);
+const stored = (filter: { field: FilterField }, value: Scalar) => storedScalar(filter.field, value);
 
 const COMPARISONS = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' } as const;
 
@@ -16,6 +16,7 @@ function condition(filter: Filter): Document {
   const path = `${filter.property}.${filter.field}`;
   switch (filter.op) {
     case 'exists':
+      // `<property>._id`: every value has an id, so this asks whether the property has any value.
       return { [path]: { $exists: filter.value } };
     case 'in':
       return { [path]: { $in: filter.values.map((value) => stored(filter, value)) } };
@@ -37,15 +38,38 @@ function condition(filter: Filter): Document {
  * `eq` and `in` filters also name their entries of `__av`, whose one multikey index serves an
  * equality on any property; the exact condition stays beside it, so results never depend on it.
  */
-function attributeCondition(filter: Filter): Document | undefined {
-  const values = filter.op === 'eq' ? [filter.value] : filter.op === 'in' ? filter.values : undefined;
-  if (!values || !values.every((value) => isIndexedAttribute(filter.field, value))) return undefined;
-  return { __av: { $in: values.map((value) => attributeValue(filter.property, filter.field, value)) } };
+function attributeEntries(filter: Filter): string[] | undefined {
+  if (filter.op !== 'eq' && filter.op !== 'in') return undefined;
+  const { property, field } = filter;
+  const values = filter.op === 'in' ? filter.values : [filter.value];
+  if (!values.every((value) => isIndexedAttribute(field, value))) return undefined;
+  return values.map((value) => attributeValue(property, field, value));
+}
+
+/** The exact condition of each filter, after its `__av` entries when it has them. */
+function withAttributes(filters: readonly Filter[], exact: Document): Document[] {
+  const entries = filters.map(attributeEntries);
+  if (entries.some((found) => found === undefined)) return [exact];
+  return [{ __av: { $in: entries.flat() } }, exact];
+}
+
+/**
+ * One filter's conditions, each to hold. A right list's filter reads its levels (`conditionOf`:
+ * the list as shown, cumulative): for one that holds on any level, one `$in` of every level's
+ * `__av` entries (one index range) beside the `$or` of their exact conditions.
+ */
+function filterConditions(filter: Filter): Document[] {
+  const rewritten = conditionOf(filter);
+  // Only `exists=false` is an `all`: no equality, no index entry to name.
+  if ('all' in rewritten) return rewritten.all.map(condition);
+  const [only, ...more] = rewritten.any;
+  if (more.length === 0) return withAttributes([only!], condition(only!));
+  return withAttributes(rewritten.any, { $or: rewritten.any.map(condition) });
 }
 
 /** The conditions of the query's filters and search terms, each to hold (an AND). */
 function queryConditions(query: Pick<ListQuery, 'filters' | 'terms'>): Document[] {
-  const conditions = query.filters.flatMap((filter) => [attributeCondition(filter), condition(filter)].filter((c): c is Document => c !== undefined));
+  const conditions = query.filters.flatMap(filterConditions);
   if (query.terms.length > 0) conditions.push({ __q: { $all: query.terms } });
   return conditions;
 }
@@ -134,6 +158,7 @@ export function compilePage(query: Pick<ListQuery, 'filters' | 'terms' | 'sort' 
  * sort keys a page's cursor is made of (`sort`) are read either way; `fromDocument` never returns them.
  */
 export function compileProjection(props: string[] | undefined, sort: readonly SortKey[] = []): Document {
-  if (props) return Object.fromEntries([['_id', 1], ...props.map((name) => [name, 1]), ...sort.map((key) => [sortPath(key), 1])]);
+  // Whole properties: a path (`ordinal.number`) is cut to its field when presented.
+  if (props) return Object.fromEntries([['_id', 1], ...selectedProperties(props).map((name) => [name, 1]), ...sort.map((key) => [sortPath(key), 1])]);
   return Object.fromEntries(INTERNAL_FIELDS.filter((field) => sort.length === 0 || field !== '__sort').map((field) => [field, 0]));
 }

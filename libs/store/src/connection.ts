@@ -3,6 +3,7 @@ import { ControlDb } from './control';
 import { EntityCollection, type KeyLookups } from './entities';
 import { HistoryCollection } from './history';
 import { MongoConnection, type ConnectionEvents, type ConnectionState } from './mongo-connection';
+import { DatabaseUsage } from './usage';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 export interface StoreOptions {
@@ -166,6 +167,14 @@ export class Store {
       this.histories.set(name, history);
     }
     return history;
+  }
+
+  /**
+   * What a tenant database holds, counted; each count within `maxTimeMS` (by default the query
+   * time limit; null: none, for an operator's command that may take what it takes).
+   */
+  usage(name: string, maxTimeMS: number | null = this.options.timeoutMs): DatabaseUsage {
+    return new DatabaseUsage(this.database(name), maxTimeMS);
   }
 
   /** The delivery log of a tenant database's webhooks (issue 18). */

@@ -1,7 +1,8 @@
-import { positionOf, type CursorPosition, type Entity, type ListQuery, type StoredEntity } from '@entia/domain';
-import { ObjectId, type Collection, type Db, type Document } from 'mongodb';
+import { MAX_GROUPS, MAX_GROUP_BYTES, groupedProperties, positionOf, type CursorPosition, type Entity, type FoundGroup, type GroupKey, type ListQuery, type StoredEntity } from '@entia/domain';
+import { BSON, ObjectId, type Collection, type Db, type Document } from 'mongodb';
 import { fromDocument, toDocument, type EntityDocument } from './codec';
 import { compileAll, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from './compile';
+import { compileGroup, foundGroupOf } from './group';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
@@ -270,6 +271,34 @@ export class EntityCollection {
     const last = shown[shown.length - 1];
     const next = documents.length > query.limit && last ? positionOf(last.__sort, query.sort, last._id.toHexString()) : undefined;
     return { entities: shown.map((document) => fromDocument(document).entity), ...(count === undefined ? {} : { count }), ...(next ? { next } : {}) };
+  }
+
+  /**
+   * The groups of a grouped list: every distinct combination of the `group` keys' values among the
+   * entities `readTags` may see that match `query`, with how many share it. One `aggregate`, its
+   * reply read in one batch (no `getMore` up to `limits.groups`), under the query time limit.
+   * Undefined when there are more than `limits.groups` groups, or their keys exceed `limits.bytes`.
+   */
+  async groups(
+    query: Pick<ListQuery, 'filters' | 'terms'> & { group: readonly GroupKey[] },
+    readTags: string[],
+    limits = { groups: MAX_GROUPS, bytes: MAX_GROUP_BYTES },
+  ): Promise<FoundGroup[] | undefined> {
+    const properties = groupedProperties(query.group).length;
+    const pipeline = compileGroup(query.group, compileFilter(query, readTags), limits.groups);
+    const cursor = this.collection.aggregate(pipeline, { maxTimeMS: this.maxTimeMS, batchSize: limits.groups + 2 });
+    const found: FoundGroup[] = [];
+    let bytes = 0;
+    try {
+      for await (const document of cursor) {
+        bytes += BSON.calculateObjectSize(document);
+        if (found.length === limits.groups || bytes > limits.bytes) return undefined;
+        found.push(foundGroupOf(document, properties));
+      }
+    } finally {
+      await cursor.close();
+    }
+    return found;
   }
 
   /** At most `limit` entities that match `query`, whatever their visibility. */

@@ -14,6 +14,7 @@ export { PendingWork, type MarkFlags, type PendingMark } from './pending';
 export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';
+export { DatabaseUsage } from './usage';
 export { WEBHOOK_DELIVERY_INDEXES, WebhookDeliveries, type DeliveryStatus, type WebhookDelivery } from './webhook-deliveries';
 export {
   MIGRATIONS,

@@ -133,7 +133,8 @@ describe('codec: the derived fields are rebuilt from the properties', () => {
     expect(document.__sort.name).toEqual({ string: { min: 'anna', max: 'emile zola' } });
     expect(document.__sort.size).toEqual({ number: { min: 42, max: 42 } });
     expect(document.__sort.f).toEqual({ filename: { min: 'x.pdf', max: 'x.pdf' }, filesize: { min: 5, max: 5 }, filetype: { min: 'application/pdf', max: 'application/pdf' } });
-    expect(document.__sort.link).toEqual({ string: { min: 'target', max: 'target' } });
+    // A reference sorts by its label, and by its id (a click on a reference column never errors).
+    expect(document.__sort.link).toEqual({ reference: { min: TARGET, max: TARGET }, string: { min: 'target', max: 'target' } });
   });
 
   it('__av: one entry per property, field and value of the equality-indexed fields', () => {

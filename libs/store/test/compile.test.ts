@@ -131,6 +131,57 @@ describe('compileFilter: combinations, search terms and visibility', () => {
   });
 });
 
+describe('compileFilter: a reference\'s label, and whether a property has any value (SPEC §7a)', () => {
+  it.each<[string, unknown[]]>([
+    // the label is the value's `string` field, indexed in `__av` like any string
+    ['_type.string=menu', [{ __av: { $in: [av('_type', 'string', '"menu"')] } }, { '_type.string': { $eq: 'menu' } }]],
+    [
+      '_parent.string.in=book,folder',
+      [{ __av: { $in: [av('_parent', 'string', '"book"'), av('_parent', 'string', '"folder"')] } }, { '_parent.string': { $in: ['book', 'folder'] } }],
+    ],
+    ['author.string.ne=Jane', [gtOrLt('author.string', 'Jane')]],
+    ['author.string.regex=/^ja/i', [{ 'author.string': { $regex: '^ja', $options: 'i' } }]],
+    ['author.string.exists=false', [{ 'author.string': { $exists: false } }]],
+    // every value has an `_id`: some value of the property at all, or none
+    ['add_from._id.exists=true', [{ 'add_from._id': { $exists: true } }]],
+    ['table._id.exists=false', [{ 'table._id': { $exists: false } }]],
+  ])('%s', (query, expected) => {
+    expect(conditions(query)).toEqual(expected);
+  });
+});
+
+describe('compileFilter: a right list reads its level and those above it (cumulative, SPEC §4)', () => {
+  const oid = new ObjectId(ID);
+  const levels = (right: string) => ['_owner', '_editor', '_expander', '_viewer'].slice(0, ['_owner', '_editor', '_expander', '_viewer'].indexOf(right) + 1);
+
+  it.each(['_owner', '_editor', '_expander', '_viewer'])('%s.reference=X: one $in of every level\'s `__av` entry, beside the $or of their exact conditions', (right) => {
+    const names = levels(right);
+    const exact = names.map((name) => ({ [`${name}.reference`]: { $eq: oid } }));
+    expect(conditions(`${right}.reference=${ID}`)).toEqual([
+      { __av: { $in: names.map((name) => av(name, 'reference', `"${ID}"`)) } },
+      names.length === 1 ? exact[0] : { $or: exact },
+    ]);
+  });
+
+  it.each<[string, unknown[]]>([
+    [
+      `_editor.reference.in=${ID},${ID2}`,
+      [
+        { __av: { $in: [av('_owner', 'reference', `"${ID}"`), av('_owner', 'reference', `"${ID2}"`), av('_editor', 'reference', `"${ID}"`), av('_editor', 'reference', `"${ID2}"`)] } },
+        { $or: [{ '_owner.reference': { $in: [new ObjectId(ID), new ObjectId(ID2)] } }, { '_editor.reference': { $in: [new ObjectId(ID), new ObjectId(ID2)] } }] },
+      ],
+    ],
+    ['_editor.string=Ann', [{ __av: { $in: [av('_owner', 'string', '"Ann"'), av('_editor', 'string', '"Ann"')] } }, { $or: [{ '_owner.string': { $eq: 'Ann' } }, { '_editor.string': { $eq: 'Ann' } }] }]],
+    [`_editor.reference.ne=${ID}`, [{ $or: [gtOrLt('_owner.reference', new ObjectId(ID)), gtOrLt('_editor.reference', new ObjectId(ID))] }]],
+    ['_expander.reference.exists=true', [{ $or: [{ '_owner.reference': { $exists: true } }, { '_editor.reference': { $exists: true } }, { '_expander.reference': { $exists: true } }] }]],
+    // nobody on any level: each level without a value (an AND)
+    ['_expander.reference.exists=false', [{ '_owner.reference': { $exists: false } }, { '_editor.reference': { $exists: false } }, { '_expander.reference': { $exists: false } }]],
+    ['_editor._id.exists=false', [{ '_owner._id': { $exists: false } }, { '_editor._id': { $exists: false } }]],
+  ])('%s', (query, expected) => {
+    expect(conditions(query)).toEqual(expected);
+  });
+});
+
 describe('compileMatch: one entity against a reference_query, whatever its visibility', () => {
   it.each<[string, unknown[]]>([
     ['', []],
@@ -150,6 +201,10 @@ describe('compileSort: the scalar `__sort` keys, ties broken by `_id`', () => {
     ['-t.datetime,n.number', { '__sort.t.datetime.max': -1, '__sort.n.number.min': 1, _id: -1 }],
     ['f.filename,f.filesize,-f.filetype', { '__sort.f.filename.min': 1, '__sort.f.filesize.min': 1, '__sort.f.filetype.max': -1, _id: 1 }],
     ['-_created.datetime', { '__sort._created.datetime.max': -1, _id: -1 }],
+    // a reference by its label or its id, a boolean (false before true)
+    ['author.string', { '__sort.author.string.min': 1, _id: 1 }],
+    ['-author.reference', { '__sort.author.reference.max': -1, _id: -1 }],
+    ['done.boolean,-_type.string', { '__sort.done.boolean.min': 1, '__sort._type.string.max': -1, _id: 1 }],
   ])('sort=%s', (sort, expected) => {
     const compiled = compileSort(parseListQuery(sort === undefined ? {} : { sort }).sort);
     expect(compiled).toEqual(expected);

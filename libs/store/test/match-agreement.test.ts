@@ -15,14 +15,17 @@ describe('matchesFilters agrees with the store’s list query on the real engine
   const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_match_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
   const owner = newId();
   const [ref1, ref2, ref3] = [newId(), newId(), newId()];
+  const [pat, vic, olga] = [newId(), newId(), newId()];
   let entities: EntityCollection;
 
   const value = (type: string, data: Partial<Value>): Value => ({ _id: newId(), type, ...data, created: { at: '2024-01-01T00:00:00.000Z', by: owner } });
-  /** An entity its owner reads, with `properties` given as the data of each value. */
+  /** An entity its owner reads (as `_owner` unless `properties` say otherwise), with `properties` given as the data of each value; none: left out. */
   const entity = (properties: Record<string, Partial<Value>[]>): Entity => ({
     _id: newId(),
     properties: newProperties(
-      Object.entries({ _owner: [{ reference: owner }], ...properties }).map(([name, data]) => [name, data.map((d) => value(name, d))]),
+      Object.entries({ _owner: [{ reference: owner }], ...properties })
+        .filter(([, data]) => data.length > 0)
+        .map(([name, data]) => [name, data.map((d) => value(name, d))]),
     ),
   });
 
@@ -50,6 +53,12 @@ describe('matchesFilters agrees with the store’s list query on the real engine
     entity({ name: [{ string: 'x\u00A0y' }, { string: 'K\u212A' }] }),
     entity({ name: [{ string: 'ſtraße' }, { string: 'a\rb' }, { string: 'x y' }] }),
     entity({ name: [{ string: 'É\u2028é' }], n: [{ number: 5.5 }] }),
+    // rights at each level (cumulative when filtered), labelled or not, inherited or not
+    entity({ _editor: [{ reference: pat, string: 'Pat' }] }),
+    entity({ _expander: [{ reference: pat }], _viewer: [{ reference: vic, string: 'Vic' }] }),
+    entity({ _viewer: [{ reference: pat, inherited: true }] }),
+    entity({ _owner: [{ reference: olga, string: 'Olga' }], _viewer: [{ reference: owner }] }),
+    entity({ _owner: [], _viewer: [{ reference: owner, string: 'Owner' }] }),
   ];
 
   const FILTER_SETS: string[] = [
@@ -110,6 +119,34 @@ describe('matchesFilters agrees with the store’s list query on the real engine
     `p.reference=${ref2}`,
     'p.boolean=true&p.string.exists=false',
     `_owner.reference=${owner}&name.string.exists=false&n.number.exists=false`,
+    // a reference's label (SPEC §7a)
+    'r.string=One',
+    'r.string.ne=Two',
+    'r.string.in=One,two',
+    'r.string.regex=/^o/i',
+    'p.string=two',
+    'p.string.in=two,5',
+    // whether a property has any value
+    'r._id.exists=true',
+    'r._id.exists=false',
+    'p._id.exists=true&name._id.exists=false',
+    'f._id.exists=true',
+    // right lists, cumulative: a level holds the persons of the levels above it
+    `_editor.reference=${pat}`,
+    `_expander.reference=${pat}`,
+    `_viewer.reference=${pat}`,
+    `_expander.reference=${olga}`,
+    `_expander.reference.in=${vic},${pat}`,
+    `_viewer.reference.in=${vic},${olga}`,
+    `_editor.reference.ne=${owner}`,
+    `_viewer.reference.ne=${owner}`,
+    '_editor.string=Pat',
+    '_expander.string=Olga',
+    '_viewer.string.regex=/^[vo]/i',
+    '_editor.string.exists=true',
+    '_editor.reference.exists=false',
+    '_owner._id.exists=false',
+    '_expander._id.exists=true',
   ];
 
   /** Filters the parser never builds, which the compiler takes all the same: strings by byte order. */
@@ -118,6 +155,9 @@ describe('matchesFilters agrees with the store’s list query on the real engine
     [{ property: 'name', field: 'string', op: 'lt', value: '\uE000' }],
     [{ property: 'name', field: 'string', op: 'gte', value: 'b' }],
     [{ property: 'p', field: 'string', op: 'gt', value: 1 }],
+    // a property no entity has: nothing has a value of it, everything lacks one
+    [{ property: 'add_from', field: '_id', op: 'exists', value: true }],
+    [{ property: 'add_from', field: '_id', op: 'exists', value: false }],
   ];
 
   beforeAll(async () => {

@@ -205,13 +205,13 @@ describe('the migrations of this version', () => {
     const value = (type: string, string: string) => ({ _id: new ObjectId(), type, string, created: { at: new Date(), by: new ObjectId() } });
     // Batches of 20 here (200 in MIGRATIONS), so a few documents take several: on FerretDB each
     // compare-and-set update scans the collection (it pushes down only a lone `_id` filter).
-    const migrations = [MIGRATIONS[0]!, valueTypeMigration(20)];
+    const migrations = [MIGRATIONS[0]!, valueTypeMigration(20), ...MIGRATIONS.slice(2)];
     const documents = Array.from({ length: 45 }, (_, i) => ({ _id: new ObjectId(), __v: 1, __read: ['public'], name: [value('name', `n${i}`)], note: [value('note', 'x')] }));
     await entities.insertMany(documents);
     const before = (await store.database(db).collection('entity').indexes()).map((index) => index.name);
 
     const events: MigrateEvent[] = [];
-    expect(await migrate(store, { leases, migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: SCHEMA_VERSION, applied: [1, 2] });
+    expect(await migrate(store, { leases, migrations, onEvent: (e) => events.push(e) })).toEqual({ from: 0, to: SCHEMA_VERSION, applied: MIGRATIONS.map((m) => m.version) });
     const after = (await entities.indexes()).map((index) => index.name);
     expect(after.length).toBeGreaterThan(before.length);
     expect(await entities.countDocuments({ 'name.type': { $exists: true } })).toBe(0);
@@ -223,6 +223,10 @@ describe('the migrations of this version', () => {
       '40 entities scanned, 40 upgraded',
       '45 entities scanned, 45 upgraded',
     ]);
+    // Migration 3: every entity marked for the worker to refresh its derived values.
+    expect(events.filter((e) => e.kind === 'progress' && e.version === 3).map((e) => (e as { message: string }).message)).toEqual(['45 entities marked for the worker to refresh']);
+    const marks = await store.registry.pending.due(new Date(), 1000);
+    expect(new Set(marks.filter((mark) => mark.db === db && mark.rederive).map((mark) => mark.entity))).toEqual(new Set(documents.map((d) => String(d._id))));
 
     // Run again from scratch (as after a crash before the record): nothing left to change.
     await store.control.collection('schema').deleteOne({ _id: 'version' as never });

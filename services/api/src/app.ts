@@ -28,6 +28,7 @@ import { dependencyChecks, healthRoutes } from './routes/health';
 import { historyRoutes } from './routes/history';
 import { openApiRoute } from './routes/openapi';
 import { schemaRoutes } from './routes/schema';
+import { statisticsRoutes } from './routes/statistics';
 import { thumbnailRoutes } from './routes/thumbnails';
 import { webhookRoutes } from './routes/webhooks';
 import { Tenants } from './tenancy';
@@ -88,8 +89,10 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...changeRoutes(deps, tenants, feed, new StreamTickets(deps.breaker, config.REDIS_PREFIX)),
     ...oidcRoutes(deps, tenants, oidcSignIn(deps), new Set(parseRedirectUris(config.OIDC_REDIRECT_URIS))),
     ...passkeyRoutes(deps, tenants, passkeyCeremonies(deps)),
+    ...statisticsRoutes(deps, tenants),
   ];
-  mountRoutes(app, [...routes, openApiRoute(routes, version)], {
+  // The document first: `/api/{db}` would otherwise take `/api/openapi.json` for a database's name.
+  mountRoutes(app, [openApiRoute(routes, version), ...routes], {
     lifecycle,
     bodyLimit: config.BODY_LIMIT_BYTES,
     authenticate: authenticate(TokenKeys.fromConfig(config), new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),

@@ -104,7 +104,7 @@ describe('entia-admin create-database, databases, reset-key, rebuild', () => {
       .send([{ type: '_type', reference: created.types.person }, { type: 'name', string: 'Grace' }]);
     expect(person.status).toBe(201);
     const keyed = await request(api.app).post(`/api/${name}/entity/${person.body._id}`).set('Authorization', owner).send([{ type: '_api_key' }]);
-    const graceKey = keyed.body.properties._api_key[0].string as string;
+    const graceKey = keyed.body.properties.find((value: { type: string }) => value.type === '_api_key').string as string;
     expect((await signIn(graceKey)).status).toBe(200);
 
     const run = await runAdminHere(['reset-key', name, '--person', person.body._id, '--json'], env);

@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { eventually } from './eventually';
 import { testApi, type TestApi } from './support';
-import { signIn, testTenant, type Person, type TestTenant } from './tenant';
+import { signIn, testTenant, writtenOf, type Person, type TestTenant } from './tenant';
 
 /** SPEC §6 (API keys, key exchange, JWT, anonymous reads) and interface §5. */
 
@@ -311,7 +311,7 @@ describe('revocation and new keys (SPEC §6: a token stops working soon after it
     const { person: p, keyValueId } = await person('Rotated');
     const second = await request(api.app).post(`/api/${t.db}/entity/${p.id}`).set('Authorization', t.owner.auth).send([{ type: '_api_key' }]);
     expect(second.status).toBe(200);
-    const secondKey = second.body.properties._api_key[0].string as string;
+    const secondKey = writtenOf(second.body, '_api_key')[0]!.string as string;
     expect(secondKey).not.toBe(p.apiKey);
 
     await request(api.app).delete(`/api/${t.db}/property/${keyValueId}`).set('Authorization', t.owner.auth).expect(200);
@@ -319,7 +319,7 @@ describe('revocation and new keys (SPEC §6: a token stops working soon after it
 
     const third = await request(api.app).post(`/api/${t.db}/entity/${p.id}`).set('Authorization', t.owner.auth).send([{ type: '_api_key' }]);
     expect(third.status).toBe(200);
-    for (const key of [secondKey, third.body.properties._api_key[0].string as string]) {
+    for (const key of [secondKey, writtenOf(third.body, '_api_key')[0]!.string as string]) {
       const res = await exchange(key);
       expect(res.status).toBe(200);
       expect(res.body.accounts).toEqual([{ _id: t.db, name: t.db, user: { _id: p.id, name: 'Rotated' } }]);
@@ -357,7 +357,7 @@ describe('rights follow people (issue 14): deleting a person revokes what that p
   const newKey = async (holder: string, by: Person) => {
     const res = await post(holder, [{ type: '_api_key' }], by);
     expect(res.status).toBe(200);
-    return res.body.properties._api_key[0].string as string;
+    return writtenOf(res.body, '_api_key')[0]!.string as string;
   };
   /** The token is refused within a few rechecks (SPEC §6: soon after its key is revoked). */
   const refusedSoon = (person: Person) => eventually(() => self(person), (res) => res.status === 401, 10 * RECHECK_MS);

@@ -70,8 +70,11 @@ describe('GraphQL mutations', () => {
     const add = `mutation($id: ID!, $values: [ValueInput!]!) { addValues(id: $id, values: $values) { _id values { _id type number string } } }`;
     const added = await gql(add, { id, values: [{ type: 'pages', number: 474 }] });
     expect(added.errors).toBeUndefined();
+    expect(added.data!.addValues).toEqual({ _id: id, values: [{ _id: expect.any(String), type: 'pages', number: 474, string: null }] });
     const titleId = (await readRest(id)).body.entity.title[0]._id;
-    expect((await gql(add, { id, values: [{ type: 'title', _id: titleId, string: 'Emma!' }] })).errors).toBeUndefined();
+    // Values come in the order they were sent, as REST answers them.
+    const both = await gql(add, { id, values: [{ type: 'title', _id: titleId, string: 'Emma!' }, { type: 'pages', number: 474 }] });
+    expect(both.data!.addValues.values.map((v: { _id: string; type: string }) => [v.type, v.type === 'title' ? v._id : 'new'])).toEqual([['title', titleId], ['pages', 'new']]);
     const entity = (await readRest(id)).body.entity;
     expect([entity.title[0].string, entity.pages[0].number]).toEqual(['Emma!', 474]);
     expect(codesOf(await graphqlAs(t, reader)(add, { id, values: [{ type: 'pages', number: 1 }] }))).toEqual(['forbidden']);

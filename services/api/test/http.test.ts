@@ -155,6 +155,7 @@ describe('HTTP basics', () => {
           '/api/auth/passkey',
           '/api/{db}/passkeys/options',
           '/api/{db}/passkeys',
+          '/api/{db}',
           '/api/{db}/entity',
           '/api/{db}/entity/query',
           '/api/{db}/entity/{id}',

@@ -2,7 +2,7 @@ import { OidcSignInError, completeOidcSignIn, oidcSignInUrl } from '@entia/clien
 import request from 'supertest';
 import { followToRedirect, startIdp, type Idp } from './oidc/idp';
 import { testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { testTenant, writtenOf, type TestTenant } from './tenant';
 
 // OpenID Connect sign-in (issue 20) end to end: a real OpenID provider (oidc-provider, its own
 // process) signs people in as its `login_hint` says; the API discovers it, starts the flow,
@@ -94,7 +94,7 @@ async function personWithIdentity(name: string, sub: string): Promise<{ id: stri
     .set('Authorization', tenant.owner.auth)
     .send([{ type: '_identity', string: `${idp.issuer} ${sub}` }]);
   expect(res.status).toBe(200);
-  return { id: person.id, identityValue: res.body.properties._identity[0]._id };
+  return { id: person.id, identityValue: writtenOf(res.body, '_identity')[0]!._id };
 }
 
 async function setDatabase(name: string, value: boolean): Promise<void> {

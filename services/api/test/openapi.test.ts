@@ -107,6 +107,8 @@ describe('the OpenAPI document', () => {
       getAggregation: required,
       duplicateEntity: required,
       changeStreamTicket: required,
+      // Issue 32: the database home, for its members.
+      getDatabaseStatistics: required,
     });
   });
 

@@ -186,7 +186,7 @@ describe('names that are Object.prototype members (issue 14)', () => {
       const res = await get(`/api/${t.db}/entity/${bare.get(typeName)}`);
       expect(res.status).toBe(200);
       // The sum of no values is 0.
-      expect(Object.keys(res.body.entity).sort()).toEqual(['_created', '_id', '_owner', '_type', 'total']);
+      expect(Object.keys(res.body.entity).sort()).toEqual(['_changed', '_created', '_editor', '_expander', '_id', '_owner', '_type', '_viewer', 'total']);
       expect(res.body.entity.total).toEqual([expect.objectContaining({ number: 0 })]);
     });
 
@@ -196,6 +196,9 @@ describe('names that are Object.prototype members (issue 14)', () => {
       const ctor = ids.get('constructor')![0]!._id;
       const over = await post(`/api/${t.db}/entity/${created._id}`, [{ type: 'constructor', _id: ctor, string: 'rebuilt' }, { type: 'hasOwnProperty', number: 10 }]);
       expect(over.status).toBe(200);
+      // The answer is an array naming each value's property: no key of it can be a member of Object.prototype.
+      expect(over.body.properties.slice(0, 2).map((v: { _id: string; type: string }) => v.type)).toEqual(['constructor', 'hasOwnProperty']);
+      expect(over.body.properties[0]._id).toBe(ctor);
       const flag = ids.get('valueOf')![0]!._id;
       expect((await request(api.app).delete(`/api/${t.db}/property/${flag}`).set('Authorization', t.owner.auth)).status).toBe(200);
       const res = await get(`/api/${t.db}/entity/${created._id}`);

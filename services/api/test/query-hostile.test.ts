@@ -103,7 +103,7 @@ describe('hostile queries (SPEC §7, §11)', () => {
       ['title.number=1', 'title.number'],
       ['flag.number=1', 'flag.number'],
       ['day.datetime=2024-01-01T00:00:00Z', 'day.datetime'],
-      ['ref.string=x', 'ref.string'],
+      ['flag.string=x', 'flag.string'],
       ['qty.number.regex=/1/', 'qty.number.regex'],
       ['flag.boolean.gt=true', 'flag.boolean.gt'],
       ['ref.reference.regex=/a/', 'ref.reference.regex'],
@@ -155,7 +155,9 @@ describe('hostile queries (SPEC §7, §11)', () => {
       ['sort=title.number', 'sort'],
       ['props=__read', 'props'],
       ['props=__proto__', 'props'],
-      ['props=title.string', 'props'],
+      ['props=title.strings', 'props'],
+      ['props=title.string.regex', 'props'],
+      ['props=title.__proto__', 'props'],
       [`q=${Array.from({ length: 17 }, (_, i) => `w${i}`).join(' ')}`, 'q'],
       ] as [string, string][]
     ).map(([query, parameter]): [string, string, string] => [query.length > 80 ? `${query.slice(0, 60)}… (${query.length} characters)` : query, query, parameter]))(

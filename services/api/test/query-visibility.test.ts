@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
-import { testTenant, type Person, type TestTenant } from './tenant';
+import { testTenant, writtenOf, type Person, type TestTenant } from './tenant';
 
 /**
  * SPEC §6: "A list or `q` never returns, counts or matches an entity the caller cannot read."
@@ -199,7 +199,7 @@ describe('GET /api/{db}/entity: visibility in lists, count and q (SPEC §6, §7)
     expect(closed.status).toBe(200);
     expect([await seenBy(undefined), await seenBy(member), await seenBy(viewer)]).toEqual([0, 0, 1]);
 
-    const value = shared.body.properties._viewer[0]._id as string;
+    const value = writtenOf(shared.body, '_viewer')[0]!._id;
     const revoked = await request(api.app).delete(`/api/${t.db}/property/${value}`).set('Authorization', t.owner.auth);
     expect(revoked.status).toBe(200);
     expect([await seenBy(undefined), await seenBy(member), await seenBy(viewer), await seenBy(t.owner)]).toEqual([0, 0, 0, 1]);

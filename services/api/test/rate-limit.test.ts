@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
-import { signIn, testTenant, type Person, type TestTenant } from './tenant';
+import { signIn, testTenant, writtenOf, type Person, type TestTenant } from './tenant';
 
 describe('rate limiting in Redis', () => {
   let api: TestApi;
@@ -58,7 +58,7 @@ describe('signed-in callers are limited per person (issue 14)', () => {
     const person = await t.newPerson('Many Keys');
     const added = await request(setup.app).post(`/api/${t.db}/entity/${person.id}`).set('Authorization', t.owner.auth).send([{ type: '_api_key' }]);
     expect(added.status).toBe(200);
-    const second = await signIn(setup, person.id, added.body.properties._api_key[0].string);
+    const second = await signIn(setup, person.id, writtenOf(added.body, '_api_key')[0]!.string);
     const read = (by: Person) => request(limited.app).get(`/api/${t.db}/entity/${person.id}`).set('Authorization', by.auth);
 
     expect((await read(person)).status).toBe(200);

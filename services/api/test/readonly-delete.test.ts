@@ -61,7 +61,7 @@ describe('readonly on delete', () => {
   it('other values of the entity are still deleted as before', async () => {
     const added = await request(api.app).post(`/api/${t.db}/entity/${entityId}`).set('Authorization', editor.auth).send([{ type: 'label', string: 'L' }]);
     expect(added.status).toBe(200);
-    const res = await request(api.app).delete(`/api/${t.db}/property/${added.body.properties.label[0]._id}`).set('Authorization', editor.auth);
+    const res = await request(api.app).delete(`/api/${t.db}/property/${added.body.properties[0]._id}`).set('Authorization', editor.auth);
     expect(res.status).toBe(200);
   });
 });

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { eventually } from './eventually';
 import { testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { testTenant, writtenOf, type TestTenant } from './tenant';
 
 // A definition's `search` flag decides what `q` finds; the worker re-indexes the type's entities.
 describe('changing a definition re-indexes its entities (worker)', () => {
@@ -45,7 +45,7 @@ describe('changing a definition re-indexes its entities (worker)', () => {
     expect(on.status).toBe(200);
     await eventually(() => countFor(type, 'zanz'), (count) => count === 2);
 
-    const flag = on.body.properties.search[0]._id as string;
+    const flag = writtenOf(on.body, 'search')[0]!._id;
     expect((await request(api.app).delete(`/api/${t.db}/property/${flag}`).set('Authorization', t.owner.auth)).status).toBe(200);
     await eventually(() => countFor(type, 'zanz'), (count) => count === 0);
   });

@@ -95,6 +95,7 @@ describe('the SDK, by name and as objects, against the real API', () => {
       _id: expect.stringMatching(/^[0-9a-f]{24}$/),
       _type: 'book',
       _created: expect.any(String),
+      _changed: dune._created,
       // No `_sharing`: private, the default.
       _owner: [tenant.owner.id],
       title: 'Dune',
@@ -142,7 +143,7 @@ describe('the SDK, by name and as objects, against the real API', () => {
 
     // `select` narrows the object to what was asked for (and the system fields).
     const [gamma] = (await books.list({ where: { title: 'Where Gamma' }, select: ['title'] })).items;
-    expect(gamma).toEqual({ _id: expect.any(String), _type: 'book', _created: expect.any(String), title: 'Where Gamma' });
+    expect(gamma).toEqual({ _id: expect.any(String), _type: 'book', _created: expect.any(String), _changed: expect.any(String), title: 'Where Gamma' });
   });
 
   it('iterates over every match, page by page, with for await', async () => {

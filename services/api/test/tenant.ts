@@ -43,6 +43,17 @@ export interface TestTenant {
   close(): Promise<void>;
 }
 
+/** A value of a write's answer, as the tests read it. */
+export type WrittenValue = { _id: string; type: string } & Record<string, any>;
+
+/**
+ * The values of property `type` in the answer to `POST /api/{db}/entity/<id>`: one array of the
+ * values written, in the order sent, each naming its property (SPEC §7a) — read as Entu's client reads it.
+ */
+export function writtenOf(body: { properties: WrittenValue[] }, type: string): WrittenValue[] {
+  return body.properties.filter((value) => value.type === type);
+}
+
 export async function signIn(api: TestApi, id: string, apiKey: string): Promise<Person> {
   const res = await request(api.app).get('/api/auth').set('Authorization', `Bearer ${apiKey}`);
   if (res.status !== 200) throw new Error(`key exchange failed: ${res.status} ${JSON.stringify(res.body)}`);
@@ -100,7 +111,7 @@ export async function testTenant(api: TestApi): Promise<TestTenant> {
       ]);
       const res = await request(api.app).post(`/api/${db}/entity/${id}`).set('Authorization', owner.auth).send([{ type: '_api_key' }]);
       if (res.status !== 200) throw new Error(`key generation failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return signIn(api, id, res.body.properties._api_key[0].string);
+      return signIn(api, id, writtenOf(res.body, '_api_key')[0]!.string);
     },
     async defineType(name, definitions, by = owner) {
       const typeId = await expectCreated(

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { eventually } from './eventually';
 import { testApi, type TestApi } from './support';
-import { testTenant, type Person, type TestTenant } from './tenant';
+import { testTenant, writtenOf, type Person, type TestTenant } from './tenant';
 
 // Issue 16: thumbnails of image file values, against the real API, MinIO and worker. Every image
 // is made here with sharp; every thumbnail is downloaded through its signed URL and decoded.
@@ -21,6 +21,7 @@ interface Upload {
 
 interface FileValue {
   _id: string;
+  type: string;
   upload: Upload;
 }
 
@@ -139,7 +140,7 @@ describe('thumbnails of image file values (issue 16)', () => {
       .set('Authorization', t.owner.auth)
       .send([{ type: property, filename, filesize: bytes.length, filetype }]);
     expect(res.status).toBe(200);
-    const value = res.body.properties[property].at(-1) as FileValue;
+    const value = writtenOf(res.body, property).at(-1) as FileValue;
     const put = await fetch(value.upload.url, { method: value.upload.method, headers: value.upload.headers, body: bytes });
     expect(put.status).toBe(200);
     return value._id;

@@ -76,6 +76,8 @@ export interface SystemFields {
   _type: string;
   /** When it was created (ISO 8601, UTC). */
   _created?: string;
+  /** When its values last changed (ISO 8601, UTC). */
+  _changed?: string;
   /** Absent: `private`, the default. */
   _sharing?: Sharing;
   _parent?: string[];
@@ -188,10 +190,11 @@ export type Condition<T extends ValueType> = T extends 'string' | 'text'
 /** Filters of a list, combined with AND; a property matches when any of its values does. */
 export type Where<T extends TypeShape> = { [K in keyof T]?: Optional<K, Condition<T[K]['type']>> } & {
   _created?: string | Date | RangeOps<string | Date>;
+  _changed?: string | Date | RangeOps<string | Date>;
   _parent?: string | ReferenceOps;
 };
 
-type Sortable<T extends TypeShape> = Extract<keyof T, string> | '_created';
+type Sortable<T extends TypeShape> = Extract<keyof T, string> | '_created' | '_changed';
 /** A sort key: a property name, descending with a leading `-`. */
 export type SortKey<T extends TypeShape> = Sortable<T> | `-${Sortable<T>}`;
 

@@ -23,8 +23,8 @@ export function namesToRead(type: TypeDescription, patch: Record<string, unknown
  * A datetime as the server stores it (UTC, SPEC §3), so that `…+02:00` matches its stored `…Z`.
  * Only ISO 8601 with an offset: other text is compared as given (the server refuses it).
  */
-function momentOf(datetime: string | undefined): string | undefined {
-  const time = datetime !== undefined && /^\d{4}-\d{2}-\d{2}T[^ ]*(Z|[+-]\d{2}:\d{2})$/.test(datetime) ? Date.parse(datetime) : Number.NaN;
+function momentOf(datetime: ValueInput['datetime']): ValueInput['datetime'] {
+  const time = typeof datetime === 'string' && /^\d{4}-\d{2}-\d{2}T[^ ]*(Z|[+-]\d{2}:\d{2})$/.test(datetime) ? Date.parse(datetime) : Number.NaN;
   return Number.isNaN(time) ? datetime : new Date(time).toISOString();
 }
 
@@ -93,8 +93,10 @@ export function planUpdate(type: TypeDescription, patch: Record<string, unknown>
     if (input === undefined) continue;
     if ((REFERENCE_SYSTEM as readonly string[]).includes(name)) {
       if (input === null) throw new InputError(`"${name}" cannot be emptied; give the ids it should hold`);
-      // Inherited rights are the parents' (SPEC §4): not this entity's to keep, overwrite or delete.
-      const own = valuesIn(current, name).filter((value) => !value.inherited);
+      // Inherited rights are the parents' (SPEC §4), and the holders of a higher level the API lists
+      // under a lower one (`property_type`) hold that level: neither is this list's to keep,
+      // overwrite or delete.
+      const own = valuesIn(current, name).filter((value) => !value.inherited && value.property_type === undefined);
       replaceList(own, toValueInputs(type, { [name]: input }), plan);
       continue;
     }

@@ -169,13 +169,19 @@ function readSystem(name: string, values: Value[], context: ReadContext): unknow
     case '_type':
       return first?.reference === undefined ? undefined : (context.typeName(first.reference) ?? first.reference);
     case '_created':
+    case '_changed':
       return first?.datetime;
     case '_sharing':
       return first?.string;
     case '_inheritrights':
       return first?.boolean;
-    default:
-      return (REFERENCE_SYSTEM as readonly string[]).includes(name) ? values.map((value) => value.reference) : undefined;
+    default: {
+      if (!(REFERENCE_SYSTEM as readonly string[]).includes(name)) return undefined;
+      // A right list's own holders, what an update writes back: the API also lists the holders of
+      // the levels above (an owner under `_editor`, marked by `property_type`), who hold those.
+      const own = values.filter((value) => value.property_type === undefined);
+      return own.length === 0 && values.length > 0 ? undefined : own.map((value) => value.reference);
+    }
   }
 }
 

@@ -51,7 +51,7 @@ function conditions(key: string, condition: unknown, query: EntityQuery): void {
 
 /** The wire key of a property's filter or sort. */
 function keyOf(type: TypeDescription, name: string): { key: string; property: PropertyDescription | undefined } {
-  if (name === '_created') return { key: '_created.datetime', property: undefined };
+  if (name === '_created' || name === '_changed') return { key: `${name}.datetime`, property: undefined };
   if (name === '_parent') return { key: '_parent.reference', property: undefined };
   const property = definitionOf(type, name);
   if (!property) throw new UnknownPropertyError(name, type.name);
@@ -103,7 +103,7 @@ export function toListQuery(type: TypeDescription, input: ListInput): EntityQuer
   if (input.select) {
     for (const name of input.select) if (!name.startsWith('_')) keyOf(type, name);
     // The system fields an object carries are always asked for.
-    query.props = [...new Set([...input.select, '_type', '_created', '_sharing'])];
+    query.props = [...new Set([...input.select, '_type', '_created', '_changed', '_sharing'])];
   }
   if (input.q !== undefined) query.q = input.q;
   if (input.limit !== undefined) query.limit = input.limit;

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { presentEntity } from '../present';
+import { selectedProperties } from '../query/props';
 import type { ChangeEventSchema } from '../wire/change-event';
 import type { Delivery } from './delivery';
 import type { ChangeRecord } from './record';
@@ -31,5 +32,5 @@ export function changeEventOf(id: string, db: string, record: ChangeRecord, deli
 
 /** The properties among `props` that `record` does not carry (too large): read them from the database. */
 export function missingProps(record: ChangeRecord, props: readonly string[]): string[] {
-  return props.filter((name) => record.after?.partial.includes(name));
+  return selectedProperties(props).filter((name) => record.after?.partial.includes(name));
 }

@@ -24,8 +24,23 @@ export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new M
     { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner', secret: true },
     { ...base, name: '_identity', type: 'string', list: true, writeRight: 'owner' },
     { ...base, name: '_passkey', type: 'string', list: true, writeRight: 'owner' },
+    // Computed from the others by `materialise` (COMPUTED_PROPERTIES): never written by a client.
+    { ...base, name: '_changed', type: 'datetime', list: false, readonly: true, writeRight: 'owner' },
+    { ...base, name: '_reference', type: 'reference', list: true, readonly: true, writeRight: 'owner' },
   ].map((definition) => [definition.name, definition as PropertyDefinition]),
 );
+
+/**
+ * System properties the server keeps from an entity's other values (`derived/computed.ts`):
+ * `_changed` (when and by whom it last changed, SPEC §7a) and `_reference` (every reference it
+ * makes, issue 32). Never written by a client, and never a change of their own: history, the change
+ * feed and the entities that read this one see the changes they come from, not them.
+ */
+export const COMPUTED_PROPERTIES: ReadonlySet<string> = new Set(['_changed', '_reference']);
+
+export function isComputedProperty(name: string): boolean {
+  return COMPUTED_PROPERTIES.has(name);
+}
 
 export function isSystemProperty(name: string): boolean {
   return name.startsWith('_');

@@ -1,3 +1,4 @@
+import { isComputedProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { Value } from '../values/types';
 
@@ -11,10 +12,11 @@ function sameValue(a: Value, b: Value): boolean {
   return true;
 }
 
-/** The names of the properties whose values differ between two states of an entity. */
+/** The names of the properties whose values differ between two states of an entity (computed ones aside: they follow the others). */
 export function changedProperties(before: Properties, after: Properties): Set<string> {
   const changed = new Set<string>();
   for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (isComputedProperty(name)) continue;
     const a = before[name] ?? [];
     const b = after[name] ?? [];
     if (a.length !== b.length || a.some((value, i) => !sameValue(value, b[i]!))) changed.add(name);

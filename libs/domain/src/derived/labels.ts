@@ -1,4 +1,5 @@
 import { first, newProperties, type Properties } from '../entity';
+import { isComputedProperty } from '../definitions/system';
 import { ownersCanRead } from '../rights';
 
 /** What a reference to an entity shows as its `string`: the entity's first `name`. */
@@ -18,7 +19,9 @@ export function labelReferences(properties: Properties, targets: ReadonlyMap<str
   const labelled = newProperties(
     Object.entries(properties).map(([name, values]) => [
       name,
-      values.map((value) => {
+      // Computed properties are computed, not labelled: `_reference` takes its labels from the
+      // values it stands for, `_changed` names its author by id (a write does not load its caller).
+      isComputedProperty(name) ? values : values.map((value) => {
         const target = value.reference === undefined ? undefined : targets.get(value.reference);
         if (!target) return value;
         const label = ownersCanRead(properties, target) ? labelOf(target) : undefined;

@@ -58,11 +58,14 @@ export function encodeCursor(sort: readonly SortKey[], position: CursorPosition)
   return Buffer.from(JSON.stringify({ s: sortSpec(sort), k: position.values, i: position.id }), 'utf8').toString('base64url');
 }
 
-/** Whether `value` can be a sort key of `field`: a finite number for numeric fields, else the text its filter reads back unchanged. */
+/**
+ * Whether `value` can be a sort key of `field`: a finite number for numeric fields (booleans sort
+ * as 0 and 1), else the text its filter reads back unchanged.
+ */
 function isSortValue(field: FilterField, value: unknown): boolean {
   if (value === null) return true;
   const descriptor = fieldDescriptorOf(field);
-  const numeric = ['number', 'integer'].includes(String(descriptor.wire.output.type));
+  const numeric = ['number', 'integer', 'boolean'].includes(String(descriptor.wire.output.type));
   if (numeric) return typeof value === 'number' && Number.isFinite(value);
   return typeof value === 'string' && descriptor.filter.parse(value) === value;
 }

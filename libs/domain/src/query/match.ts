@@ -2,6 +2,7 @@ import type { Properties } from '../entity';
 import type { StorageForm } from '../values/descriptor';
 import { fieldDescriptorOf } from '../values/registry';
 import type { Filter, FilterField } from './ast';
+import { conditionOf } from './cumulative';
 
 /**
  * The list filters evaluated in memory (the change feed asks whether an entity matches a query
@@ -13,8 +14,11 @@ import type { Filter, FilterField } from './ast';
  * - no comparison across BSON types: a number never equals, exceeds or precedes a string;
  * - a field compares in its stored form (`storedAs`, as the codec keeps it): a datetime as an
  *   instant, a reference as an ObjectId, everything else as its JSON scalar;
- * - `exists` asks whether some value has the field at all; `regex` tests strings only, read as
- *   MongoDB's PCRE reads the pattern (`compileRegex`), not as JavaScript would.
+ * - `exists` asks whether some value has the field at all (`_id`: whether the property has any
+ *   value); `regex` tests strings only, read as MongoDB's PCRE reads the pattern (`compileRegex`),
+ *   not as JavaScript would;
+ * - a filter on a right list reads the levels `conditionOf` names (the list as shown, cumulative),
+ *   as the compiler does.
  * Where MongoDB and FerretDB (the local stack) differ, this follows MongoDB: `$` also matches
  * before a final `\n`, `\s` takes a vertical tab. Still read as JavaScript reads them, being rare
  * in a filter: `\A`, `\z`, `\Z`, `\Q…\E`, `\x{…}`, `[[:alpha:]]`, `\S` inside a class, `]` first
@@ -170,15 +174,18 @@ function regexOf(pattern: string, flags: string): RegExp {
   return regex;
 }
 
+/** A filter that compares a value field (every one but `_id.exists`). */
+type FieldFilter = Filter & { field: FilterField };
+
 /** The raw `field` of each value of the filter's property; none when the entity lacks it. */
 function fieldsOf(filter: Filter, properties: Properties): unknown[] {
   // An own property only: names come from users, and `constructor` must not find Object's.
   const values = Object.prototype.hasOwnProperty.call(properties, filter.property) ? properties[filter.property]! : [];
-  return values.map((value) => (value as Readonly<Record<FilterField, unknown>>)[filter.field]);
+  return values.map((value) => (value as Readonly<Record<string, unknown>>)[filter.field]);
 }
 
 /** Whether some value's field satisfies `test` in its stored form. */
-function anyStored(filter: Filter, properties: Properties, test: (stored: Stored) => boolean): boolean {
+function anyStored(filter: FieldFilter, properties: Properties, test: (stored: Stored) => boolean): boolean {
   const form = fieldDescriptorOf(filter.field).storedAs;
   return fieldsOf(filter, properties).some((field) => {
     const stored = storedForm(form, field);
@@ -187,7 +194,7 @@ function anyStored(filter: Filter, properties: Properties, test: (stored: Stored
 }
 
 /** Whether some value's field, compared with each operand, gives an order `holds` accepts. */
-function anyOrdered(filter: Filter, properties: Properties, operands: readonly unknown[], holds: (order: number) => boolean): boolean {
+function anyOrdered(filter: FieldFilter, properties: Properties, operands: readonly unknown[], holds: (order: number) => boolean): boolean {
   const form = fieldDescriptorOf(filter.field).storedAs;
   const wanted = operands.map((operand) => storedForm(form, operand)).filter((stored) => stored !== undefined);
   return anyStored(filter, properties, (stored) =>
@@ -198,8 +205,8 @@ function anyOrdered(filter: Filter, properties: Properties, operands: readonly u
   );
 }
 
-/** Whether one filter holds for an entity's properties, exactly as the store's query would. */
-export function matchesFilter(filter: Filter, properties: Properties): boolean {
+/** Whether one filter holds for one property's values (no right list rewritten). */
+function holds(filter: Filter, properties: Properties): boolean {
   switch (filter.op) {
     case 'exists':
       return fieldsOf(filter, properties).some((field) => field !== undefined) === filter.value;
@@ -212,6 +219,12 @@ export function matchesFilter(filter: Filter, properties: Properties): boolean {
     default:
       return anyOrdered(filter, properties, [filter.value], HOLDS[filter.op]);
   }
+}
+
+/** Whether one filter holds for an entity's properties, exactly as the store's query would. */
+export function matchesFilter(filter: Filter, properties: Properties): boolean {
+  const condition = conditionOf(filter);
+  return 'all' in condition ? condition.all.every((one) => holds(one, properties)) : condition.any.some((one) => holds(one, properties));
 }
 
 /** Whether every filter holds (an AND, as the store's `$and`); no filters: every entity matches. */

@@ -1,10 +1,12 @@
 import { isSecretProperty } from '../definitions/system';
 import { DomainError, invalid, type FieldError } from '../errors';
-import { ANY_PROPERTY_NAME_SOURCE, isAnyPropertyName } from '../names';
-import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
+import { ANY_PROPERTY_NAME_SOURCE } from '../names';
+import { QUERY_FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 import { searchTerms } from '../search/tokens';
 import { decodeCursor } from './cursor';
-import { OPERATORS, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
+import { groupRefusals, parseGroup, parseGroupSort } from './group';
+import { parseProps } from './props';
+import { OPERATORS, PRESENCE_FIELD, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -15,7 +17,7 @@ export const MAX_TERMS = 16;
 export const MAX_FILTERS = 50;
 
 /** The parameters that shape a page of a list (order, paging, counting, text search): a change feed and a reference_query take none. */
-export const LIST_ONLY_PARAMETERS = ['sort', 'limit', 'skip', 'q', 'count', 'after'] as const;
+export const LIST_ONLY_PARAMETERS = ['sort', 'limit', 'skip', 'q', 'count', 'after', 'group'] as const;
 
 /**
  * Raw query parameters as the HTTP layer hands them over: repeated keys arrive as arrays; `limit`
@@ -25,14 +27,14 @@ export type RawQuery = Record<string, string | number | string[] | undefined>;
 
 const PROPERTY = ANY_PROPERTY_NAME_SOURCE;
 /** The value fields a filter key may name (`<property>.<field>`): every field of every value type. */
-export const FILTER_FIELDS: readonly FilterField[] = FIELD_DESCRIPTORS.map((field) => field.name);
-const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})(?:\\.([a-z]+))?$`);
-/** What a filter key looks like, for the API description: `<property>.<field>[.<operator>]`. */
-export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.(${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?$`;
+export const FILTER_FIELDS: readonly FilterField[] = QUERY_FIELD_DESCRIPTORS.map((field) => field.name);
+const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${[...FILTER_FIELDS, PRESENCE_FIELD].join('|')})(?:\\.([a-z]+))?$`);
+/** What a filter key looks like, for the API description: `<property>.<field>[.<operator>]`, or `<property>._id.exists`. */
+export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.((${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?|${PRESENCE_FIELD}\\.exists)$`;
 const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})$`);
 
 /** Which operators each field takes (SPEC §7), as its value type declares them. */
-export const OPERATORS_OF = Object.fromEntries(FIELD_DESCRIPTORS.map((field) => [field.name, field.filter.operators])) as Readonly<
+export const OPERATORS_OF = Object.fromEntries(QUERY_FIELD_DESCRIPTORS.map((field) => [field.name, field.filter.operators])) as Readonly<
   Record<FilterField, readonly Operator[]>
 >;
 
@@ -54,24 +56,36 @@ function scalar(field: FilterField, text: string, parameter: string, errors: Col
   return filter.parse(text) ?? errors.fail(parameter, filter.refused);
 }
 
+const exists = (text: string, key: string, errors: Collector): boolean | undefined =>
+  text === 'true' || text === 'false' ? text === 'true' : errors.fail(key, 'must be true or false');
+
+/** `<property>._id.exists=true|false`: whether the entity has any value of the property; nothing else of `_id`. */
+function presence(key: string, property: string, op: Operator, text: string, errors: Collector): Filter | undefined {
+  if (op !== 'exists') return errors.fail(key, `${PRESENCE_FIELD} takes only exists: ${property}.${PRESENCE_FIELD}.exists=true or false`);
+  const value = exists(text, key, errors);
+  return value === undefined ? undefined : { property, field: PRESENCE_FIELD, op, value };
+}
+
 function parseFilter(key: string, text: string, errors: Collector): Filter | undefined {
   const match = FILTER_KEY.exec(key);
   if (!match) {
-    return errors.fail(key, 'unknown parameter: filters are <property>.<type>[.<operator>], e.g. name.string.regex');
+    return errors.fail(key, 'unknown parameter: filters are <property>.<type>[.<operator>], e.g. name.string.regex, or <property>._id.exists');
   }
   const property = match[1]!;
-  const field = match[2] as FilterField;
   const op = (match[3] ?? 'eq') as Operator;
   if (!(OPERATORS as readonly string[]).includes(op)) return errors.fail(key, `unknown operator "${op}"`);
+  if (match[2] === PRESENCE_FIELD) return presence(key, property, op, text, errors);
+  const field = match[2] as FilterField;
   if (!OPERATORS_OF[field].includes(op)) return errors.fail(key, `${field} does not take the operator "${op}"`);
   // Any comparison with a secret's stored form (eq, in, ne, ranges, regex) is an oracle that
   // recovers it a character at a time; whether it exists tells nothing of it.
   if (isSecretProperty(property) && op !== 'exists') return errors.fail(key, `"${property}" is secret: only ${property}.${field}.exists may be filtered on`);
 
   switch (op) {
-    case 'exists':
-      if (text !== 'true' && text !== 'false') return errors.fail(key, 'must be true or false');
-      return { property, field, op, value: text === 'true' };
+    case 'exists': {
+      const value = exists(text, key, errors);
+      return value === undefined ? undefined : { property, field, op, value };
+    }
     case 'in': {
       const items = text.split(',');
       if (items.length > MAX_IN) return errors.fail(key, `at most ${MAX_IN} values`);
@@ -107,7 +121,7 @@ function parseSort(text: string, errors: Collector): SortKey[] {
   for (const part of parts) {
     const match = SORT_KEY.exec(part);
     if (!match) {
-      errors.fail('sort', `"${part}" is not <property>.<type> or -<property>.<type>`);
+      errors.fail('sort', `"${part.slice(0, 100)}" is not <property>.<field> or -<property>.<field> (fields: ${FILTER_FIELDS.join(', ')})`);
       continue;
     }
     if (fieldDescriptorOf(match[3] as FilterField).sortKey === undefined) {
@@ -153,6 +167,8 @@ export function parseListQuery(raw: RawQuery): ListQuery {
   const query: ListQuery = { filters: [], sort: [], limit: DEFAULT_LIMIT, skip: 0, terms: [] };
   // Read once the sort is known: a cursor belongs to one sort.
   let after: string | undefined;
+  // Read once `group` is known: a grouped list sorts its rows by its keys.
+  let sort: string | undefined;
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) {
@@ -168,7 +184,7 @@ export function parseListQuery(raw: RawQuery): ListQuery {
         query.skip = integer(given, key, 0, MAX_SKIP, errors) ?? 0;
         break;
       case 'sort':
-        query.sort = parseSort(given, errors);
+        sort = given;
         break;
       case 'q': {
         const terms = searchTerms(given);
@@ -176,16 +192,21 @@ export function parseListQuery(raw: RawQuery): ListQuery {
         else query.terms = terms;
         break;
       }
-      case 'props': {
-        const names = given.split(',');
-        if (names.length > 100 || !names.every(isAnyPropertyName)) errors.fail(key, 'must be comma-separated property names');
-        else query.props = names;
+      case 'props':
+        try {
+          query.props = parseProps(given);
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          errors.errors.push(...error.errors);
+        }
         break;
-      }
       case 'count':
         // `exact` is the default, left out so that both spellings are one query (one cache entry).
         if (given === 'none') query.count = 'none';
         else if (given !== 'exact') errors.fail(key, 'must be exact or none');
+        break;
+      case 'group':
+        query.group = parseGroup(given, errors.errors);
         break;
       case 'after':
         after = given;
@@ -197,7 +218,9 @@ export function parseListQuery(raw: RawQuery): ListQuery {
     }
   }
   if (query.filters.length > MAX_FILTERS) errors.fail('filters', `at most ${MAX_FILTERS} filters`);
-  if (after !== undefined) readCursor(query, after, errors);
+  if (sort !== undefined) query.sort = query.group ? parseGroupSort(sort, query.group, errors.errors) : parseSort(sort, errors);
+  if (query.group) errors.errors.push(...groupRefusals(query, after !== undefined));
+  else if (after !== undefined) readCursor(query, after, errors);
   if (errors.errors.length > 0) throw invalid('The query is invalid.', errors.errors);
   return query;
 }

@@ -1,7 +1,7 @@
 import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField, Scalar } from '../query/ast';
-import { FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
+import { QUERY_FIELD_DESCRIPTORS, fieldDescriptorOf } from '../values/registry';
 
 export { MAX_ATTRIBUTE_STRING } from '../values/string';
 
@@ -26,7 +26,7 @@ export function attributeValues(properties: Properties): string[] {
     // of them would be one more copy of key material.
     if (isSecretProperty(name)) continue;
     for (const value of values) {
-      for (const field of FIELD_DESCRIPTORS) {
+      for (const field of QUERY_FIELD_DESCRIPTORS) {
         const scalar = value[field.name];
         if (scalar !== undefined && isIndexedAttribute(field.name, scalar)) entries.add(attributeValue(name, field.name, scalar));
       }

@@ -2,14 +2,14 @@ import { isSecretProperty } from '../definitions/system';
 import type { Properties } from '../entity';
 import type { FilterField } from '../query/ast';
 import type { SortScalar } from '../values/descriptor';
-import { FIELD_DESCRIPTORS } from '../values/registry';
+import { QUERY_FIELD_DESCRIPTORS } from '../values/registry';
 import { MAX_PREFIX, prefixes, words } from './tokens';
 
 export type { SortScalar } from '../values/descriptor';
 
 /** The fields whose values `q` searches, and those `sort=` orders by (each field's own rule). */
-const SEARCHED_FIELDS = FIELD_DESCRIPTORS.filter((field) => field.searchText !== undefined);
-const SORTED_FIELDS = FIELD_DESCRIPTORS.filter((field) => field.sortKey !== undefined);
+const SEARCHED_FIELDS = QUERY_FIELD_DESCRIPTORS.filter((field) => field.searchText !== undefined);
+const SORTED_FIELDS = QUERY_FIELD_DESCRIPTORS.filter((field) => field.sortKey !== undefined);
 
 /** Words beyond this many per entity are not searchable: it bounds a document's index entries. */
 export const MAX_SEARCH_WORDS = 2000;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineField, defineValueType, refuse } from './descriptor';
 
-/** Filtered on by equality and existence only; not sortable (two values order nothing). */
+/** Filtered on by equality and existence only; sorted false before true (as 0 and 1: a sort key is a string or a number). */
 export const BOOLEAN_FIELD = defineField({
   name: 'boolean',
   wire: { input: Type.Boolean(), output: Type.Boolean() },
@@ -11,6 +11,7 @@ export const BOOLEAN_FIELD = defineField({
     parse: (text: string) => (text === 'true' ? true : text === 'false' ? false : undefined),
     refused: 'must be true or false',
   },
+  sortKey: (value: boolean) => (value ? 1 : 0),
   indexed: () => true,
 });
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ORDERED_OPERATORS, defineField, defineValueType, refuse } from './descriptor';
+import { ORDERED_OPERATORS, defineField, defineValueType, refuse, type Refusal } from './descriptor';
+import { dateOfEpoch, epochOfText } from './epoch';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -13,26 +14,46 @@ export function isCalendarDate(text: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** Kept as its `YYYY-MM-DD` text, which orders and compares like the dates themselves. */
+/** A filter's date: its `YYYY-MM-DD` text, or the day of a local midnight written as epoch ms. */
+function parseDate(text: string): string | undefined {
+  if (isCalendarDate(text)) return text;
+  const ms = epochOfText(text);
+  return ms === undefined ? undefined : dateOfEpoch(ms);
+}
+
+/**
+ * Kept as its `YYYY-MM-DD` text, which orders and compares like the dates themselves. Given as
+ * `YYYY-MM-DD` or, as Entu's web client sends it, the epoch ms of a local midnight (`epoch.ts`).
+ */
 export const DATE_FIELD = defineField({
   name: 'date',
-  wire: { input: Type.String({ maxLength: 10 }), output: Type.String({ format: 'date' }) },
+  wire: {
+    input: Type.Union([Type.String({ maxLength: 10 }), Type.Number({ description: 'Epoch milliseconds of a local midnight, a whole second.' })]),
+    output: Type.String({ format: 'date' }),
+  },
   storedAs: 'as-is',
   filter: {
     operators: ORDERED_OPERATORS,
-    parse: (text: string) => (isCalendarDate(text) ? text : undefined),
-    refused: 'must be a date as YYYY-MM-DD',
+    parse: parseDate,
+    refused: 'must be a date as YYYY-MM-DD, or the epoch milliseconds of its midnight (a whole second, years 0000–9999)',
   },
   sortKey: (value: string) => value,
   indexed: () => true,
   searchText: (value: string) => value,
 });
 
-/** A real calendar date, `YYYY-MM-DD` (SPEC §3). */
+function checkDate(date: unknown): { date: string } | Refusal {
+  if (typeof date === 'number') {
+    const day = dateOfEpoch(date);
+    return day ? { date: day } : refuse('date', 'as a number must be the epoch milliseconds of a midnight: a whole second within years 0000–9999 (or send YYYY-MM-DD)');
+  }
+  return typeof date === 'string' && isCalendarDate(date) ? { date } : refuse('date', 'must be a real date as YYYY-MM-DD');
+}
+
+/** A real calendar date, `YYYY-MM-DD` (SPEC §3), also given as epoch ms (§7a). */
 export const DATE_TYPE = defineValueType({
   type: 'date',
   fields: [DATE_FIELD],
-  check: (input) =>
-    typeof input.date !== 'string' || !isCalendarDate(input.date) ? refuse('date', 'must be a real date as YYYY-MM-DD') : { date: input.date },
+  check: (input) => checkDate(input.date),
   formula: { read: (value) => value.date },
 });

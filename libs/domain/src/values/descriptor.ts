@@ -84,6 +84,11 @@ export interface ValueDescriptor<Type extends string = string, Fields extends re
   /** Its wire field(s): an input names exactly these. */
   readonly fields: Fields;
   /**
+   * Fields the server sets on its stored values beside `fields` (a reference's label, `string`):
+   * never written by a client, but filtered and sorted by like its own (`checkQueryTypes`).
+   */
+  readonly carries?: readonly FieldDescriptor[];
+  /**
    * The data to store for an input that names exactly `fields` (the caller checks that, and the
    * language), or the refusal of the first field that fails its rule.
    */

@@ -1,5 +1,6 @@
 import { Type, type TOptional } from '@sinclair/typebox';
 import { BOOLEAN_TYPE } from './boolean';
+import { COMPUTED_FIELD_DESCRIPTORS } from './computed-fields';
 import { DATE_TYPE } from './date';
 import { DATETIME_TYPE } from './datetime';
 import type { FieldDescriptor, ValueDescriptor } from './descriptor';
@@ -36,9 +37,15 @@ export const FIELD_DESCRIPTORS: readonly FieldDescriptor<ValueField>[] = [...new
 /** Every field that can carry a value; an input naming two of them (file's three aside) is refused. */
 export const VALUE_FIELDS = FIELD_DESCRIPTORS.map((field) => field.name);
 
+/** A field a query may name: a value field, or one only computed values have (`_reference`'s `property_type`). */
+export type QueryField = ValueField | (typeof COMPUTED_FIELD_DESCRIPTORS)[number]['name'];
+
+/** Every field filters, sorts, groups, paths and the index entries know, value fields first. */
+export const QUERY_FIELD_DESCRIPTORS: readonly FieldDescriptor<QueryField>[] = [...FIELD_DESCRIPTORS, ...COMPUTED_FIELD_DESCRIPTORS];
+
 const BY_TYPE: ReadonlyMap<string, ValueDescriptor> = new Map(VALUE_DESCRIPTORS.map((d) => [d.type, d as ValueDescriptor]));
 const FIELD_NAMES: ReadonlyMap<string, readonly ValueField[]> = new Map(VALUE_DESCRIPTORS.map((d) => [d.type, d.fields.map((field) => field.name)]));
-const BY_FIELD: ReadonlyMap<string, FieldDescriptor> = new Map(FIELD_DESCRIPTORS.map((f) => [f.name, f as FieldDescriptor]));
+const BY_FIELD: ReadonlyMap<string, FieldDescriptor> = new Map(QUERY_FIELD_DESCRIPTORS.map((f) => [f.name, f as FieldDescriptor]));
 
 export function isValueType(type: unknown): type is ValueType {
   return typeof type === 'string' && BY_TYPE.has(type);
@@ -48,7 +55,7 @@ export function descriptorOf(type: ValueType): ValueDescriptor {
   return BY_TYPE.get(type)!;
 }
 
-export function fieldDescriptorOf(field: ValueField): FieldDescriptor {
+export function fieldDescriptorOf(field: QueryField): FieldDescriptor {
   return BY_FIELD.get(field)!;
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { fieldSchemas } from '../values/registry';
 import { ObjectIdSchema } from './identifiers';
 import { ValueSchema } from './value';
 
@@ -13,10 +14,23 @@ export const EntitySchema = Type.Unsafe<EntityShape>(
   Type.Object({ _id: ObjectIdSchema }, { additionalProperties: Type.Array(ValueSchema), description: 'Property name → values.' }),
 );
 
-/** Answer to creating an entity or adding values: the values created or overwritten, by property. */
+/** Answer to creating an entity (and each copy a duplicate makes): the values it was created with, by property. */
 export const WriteResultSchema = Type.Object({
   _id: ObjectIdSchema,
-  properties: Type.Record(Type.String(), Type.Array(ValueSchema), { description: 'The values created or overwritten, by property.' }),
+  properties: Type.Record(Type.String(), Type.Array(ValueSchema), { description: 'The values created, by property.' }),
+});
+
+/**
+ * Answer to adding values (`POST /api/{db}/entity/<id>`), in the shape of Entu's API, which its
+ * own client reads (`properties.find(v => v.type === name)`): the values created or overwritten as
+ * one array, in the order of the request, each naming its property in `type`.
+ */
+export const AddedValuesSchema = Type.Object({
+  _id: ObjectIdSchema,
+  properties: Type.Array(ValueSchema, {
+    description:
+      'The values created or overwritten, in the order of the request (then any value of a formula of the entity that changed), each naming its property in `type`; a new file value carries `upload`, a generated API key its plaintext `string` (this once).',
+  }),
 });
 
 /**
@@ -31,6 +45,26 @@ export const EntityListSchema = Type.Object({
   next: Type.Optional(
     Type.String({ description: 'Present when more matches follow this page: pass it as `after` (with the same filters, sort and q) for the next page.' }),
   ),
+});
+
+/** A value as a grouped row shows it (`group=`): its property, the fields grouped by and, for a reference, its label. */
+export const GroupedValueSchema = Type.Object({ type: Type.String(), ...fieldSchemas('output') }, { additionalProperties: false });
+
+/** One row of a grouped list: the grouped properties' values its matches share, and how many they are. */
+export const GroupRowSchema = Type.Object(
+  { _count: Type.Integer({ minimum: 1, description: 'How many matches share these values.' }) },
+  { additionalProperties: Type.Array(GroupedValueSchema), description: 'Grouped property name → the values the group shares; `_count`.' },
+);
+
+/**
+ * A page of `GET /api/{db}/entity?group=…` (Entu's shape): one row per distinct combination of the
+ * grouped keys' values; `count` is every row, not only this page (absent with `count=none`).
+ */
+export const GroupedListSchema = Type.Object({
+  entities: Type.Array(GroupRowSchema),
+  count: Type.Optional(Type.Integer({ description: 'Every row (group), not only this page; absent with `count=none`.' })),
+  limit: Type.Integer(),
+  skip: Type.Integer(),
 });
 
 export const DeletedSchema = Type.Object({ deleted: Type.Literal(true) });

@@ -45,6 +45,13 @@ export const StoredValueSchema = Type.Object(
     ...fieldSchemas('output'),
     language: Type.Optional(Type.String()),
     inherited: Type.Optional(Type.Literal(true, { description: 'On a right value: copied from a `_parent` by `_inheritrights`; not writable.' })),
+    property_type: Type.Optional(
+      Type.String({
+        description:
+          'On a `_reference` value: the property the reference is in. On a right a higher one implies (an owner listed under `_editor`): the property the value is stored in (its `_id` is that value\'s).',
+      }),
+    ),
+    entity_type: Type.Optional(Type.String({ description: 'On a `_reference` value: the name of the referenced entity\'s type.' })),
     created: Type.Object({ at: Type.String({ format: 'date-time' }), by: ObjectIdSchema }),
   },
   { additionalProperties: false },

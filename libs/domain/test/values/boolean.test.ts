@@ -32,7 +32,11 @@ describeField(fieldDescriptorOf('boolean'), {
     ['1', /true or false/],
     ['', /true or false/],
   ],
-  sortKeys: undefined,
+  // false before true; a sort key is a string or a number
+  sortKeys: [
+    [false, 0],
+    [true, 1],
+  ],
   indexed: [
     [true, true],
     [false, true],

@@ -32,7 +32,23 @@ describeField(fieldDescriptorOf('reference'), {
     [ID.toUpperCase(), /24 hexadecimal/],
     [`${ID}0`, /24 hexadecimal/],
   ],
-  sortKeys: undefined,
+  // by the id (Entu's table headers sort a reference column so); the label sorts as `string`
+  sortKeys: [
+    [ID, ID],
+    ['000000000000000000000001', '000000000000000000000001'],
+  ],
   indexed: [[ID, true]],
   searchText: undefined,
+});
+
+describe('reference: the label it carries', () => {
+  it('is the string field, filtered and sorted as any string, never written by a client', () => {
+    const reference = descriptorOf('reference');
+    expect(reference.carries).toEqual([fieldDescriptorOf('string')]);
+    expect(reference.fields.map((field) => field.name)).toEqual(['reference']);
+  });
+
+  it('is carried by no other type', () => {
+    for (const type of ['string', 'text', 'number', 'boolean', 'date', 'datetime', 'file'] as const) expect(descriptorOf(type).carries).toBeUndefined();
+  });
 });

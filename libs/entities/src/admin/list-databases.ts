@@ -18,21 +18,16 @@ export interface DatabaseSummary {
 }
 
 /**
- * Every registered database with its counts and sizes: entities and history rows (counted),
- * storage (`dbStats`: MongoDB and FerretDB 1.24 both answer it; `totalSize`, else data plus
- * indexes) and its file objects (listed under `<db>/`, the prefix of every object key of it).
+ * Every registered database with its counts and sizes: entities and history rows,
+ * storage (`DatabaseUsage`, as `GET /api/{db}` counts them, without a time limit) and its file
+ * objects (listed under `<db>/`, the prefix of every object key of it).
  */
 export async function listDatabases(store: Store, objects: ListableObjects): Promise<DatabaseSummary[]> {
   const records = (await store.registry.allDatabases()).sort((a, b) => (a._id < b._id ? -1 : 1));
   const summaries: DatabaseSummary[] = [];
   for (const record of records) {
-    const db = store.database(record._id);
-    const [entities, history, storageBytes, files] = await Promise.all([
-      db.collection('entity').countDocuments(),
-      db.collection('history').countDocuments(),
-      storageOf(store, record._id),
-      objectsUnder(objects, `${record._id}/`),
-    ]);
+    const usage = store.usage(record._id, null);
+    const [entities, history, storageBytes, files] = await Promise.all([usage.entities(), usage.historyRows(), usage.size(), objectsUnder(objects, `${record._id}/`)]);
     summaries.push({
       name: record._id,
       createdAt: record.createdAt.toISOString(),
@@ -44,18 +39,6 @@ export async function listDatabases(store: Store, objects: ListableObjects): Pro
     });
   }
   return summaries;
-}
-
-async function storageOf(store: Store, name: string): Promise<number | undefined> {
-  try {
-    const stats = await store.database(name).command({ dbStats: 1 });
-    if (typeof stats.totalSize === 'number') return stats.totalSize;
-    if (typeof stats.storageSize === 'number') return stats.storageSize + (typeof stats.indexSize === 'number' ? stats.indexSize : 0);
-    return undefined;
-  } catch {
-    // An engine without dbStats (or a user not allowed it): the size is unknown, the rest still useful.
-    return undefined;
-  }
 }
 
 async function objectsUnder(objects: ListableObjects, prefix: string): Promise<{ count: number; bytes: number }> {

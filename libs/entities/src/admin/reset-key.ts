@@ -29,7 +29,7 @@ export async function resetApiKey(deps: EntitiesDeps, db: string, personId?: str
   const keys = found.entity.properties._api_key ?? [];
   for (const key of keys) await deleteValue(deps, tenant, key._id);
   const written = await addValues(deps, tenant, person, [{ type: '_api_key' }]);
-  const apiKey = written.properties._api_key?.[0]?.string;
+  const apiKey = written.properties.find((value) => value.type === '_api_key')?.string;
   if (apiKey === undefined) throw new AdminError('the new key was not returned by the write; run reset-key again');
   return { db, person, revoked: keys.length, apiKey };
 }

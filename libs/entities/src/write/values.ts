@@ -38,9 +38,19 @@ export interface CreateOptions extends Partial<CredentialWrite> {
   registering?: boolean;
 }
 
+/** Answer to creating an entity (interface §7): the values it was created with, by property name. */
 export interface WriteOutcome {
   _id: string;
   properties: Record<string, Value[]>;
+}
+
+/**
+ * Answer to adding values (SPEC §7, §7a: Entu's shape, which its own client reads): the values
+ * created or overwritten in the order of the request, then the entity's formula values that changed.
+ */
+export interface AddOutcome {
+  _id: string;
+  properties: Value[];
 }
 
 /**
@@ -92,7 +102,7 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
 }
 
 /** POST /{db}/entity/{id}: add values, or overwrite those named by `_id`; all or nothing. */
-export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], credential?: CredentialWrite): Promise<WriteOutcome> {
+export async function addValues(deps: EntitiesDeps, tenant: Tenant, id: string, items: ValueInput[], credential?: CredentialWrite): Promise<AddOutcome> {
   // Whether the entity is a definition is known once it is read under its own lease; `_type`
   // never changes, so a write that finds one starts again under the schema lease.
   try {
@@ -110,7 +120,7 @@ async function changeValues(
   items: ValueInput[],
   holdsSchemaLease: boolean,
   credential: CredentialWrite | undefined,
-): Promise<WriteOutcome> {
+): Promise<AddOutcome> {
   const caller = signedIn(tenant);
   const done = await deps.writer.update(tenant.name, id, async (stored) => {
     const current = addressable(tenant, stored, id, true);
@@ -136,5 +146,5 @@ async function changeValues(
   });
   await afterCommit(deps, tenant, done);
   await removeAgainLater(deps, tenant.name, id, done.removed);
-  return { _id: id, properties: groupByProperty(await withUploads(deps, tenant.name, id, done.values)) };
+  return { _id: id, properties: await withUploads(deps, tenant.name, id, done.values) };
 }

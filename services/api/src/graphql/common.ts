@@ -63,12 +63,16 @@ export const ValueType_ = new GraphQLObjectType({
   },
 });
 
-export const WriteResult = new GraphQLObjectType<{ _id: string; properties: Record<string, unknown[]> }>({
+// One flat list whichever REST answer it comes from: a create's values by property, or an add's (already a list, in request order).
+export const WriteResult = new GraphQLObjectType<{ _id: string; properties: Record<string, unknown[]> | unknown[] }>({
   name: 'WriteResult',
-  description: 'The values a write created or changed, as the REST write answers them.',
+  description: 'The values a write created or changed (adding values: in the order they were sent).',
   fields: {
     _id: { type: new GraphQLNonNull(GraphQLID) },
-    values: { type: new GraphQLNonNull(list(ValueType_ as never)), resolve: (written) => Object.values(written.properties).flat() },
+    values: {
+      type: new GraphQLNonNull(list(ValueType_ as never)),
+      resolve: (written) => (Array.isArray(written.properties) ? written.properties : Object.values(written.properties).flat()),
+    },
   },
 });
 

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { DomainError } from '@entia/domain';
-import { QueryTooSlow, ThumbnailsBusy } from '@entia/entities';
+import { FiguresNotReady, QueryTooSlow, ThumbnailsBusy } from '@entia/entities';
 import { queryFailure } from '@entia/store';
 import { HttpProblem, problems, sendProblem } from './problem';
 import { unavailableDependency, unavailableProblem } from './unavailable';
@@ -63,6 +63,7 @@ function clientError(error: { status?: unknown; statusCode?: unknown }): HttpPro
 function overloaded(error: unknown): HttpProblem | undefined {
   if (error instanceof QueryTooSlow) return problems.unavailable(error.message);
   if (error instanceof ThumbnailsBusy) return problems.unavailable(error.message);
+  if (error instanceof FiguresNotReady) return problems.unavailable(error.message);
   const failure = queryFailure(error);
   if (failure !== 'timeout' && failure !== 'busy') return undefined;
   return problems.unavailable(failure === 'busy' ? 'The database is busy; try again shortly.' : 'The database did not answer in time; try again shortly.');

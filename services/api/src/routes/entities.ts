@@ -1,4 +1,4 @@
-import { callerTags, parseListQuery, type RawQuery } from '@entia/domain';
+import { callerTags, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
 import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
@@ -8,7 +8,7 @@ import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
 import type { Tenants } from '../tenancy';
-import { DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityList, EntityQuery, ListQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
+import { AddedValues, DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityQuery, ListAnswer, ListQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
   400: { description: 'Invalid input; `errors` points at each offending value.' },
@@ -32,8 +32,9 @@ function viewOf(req: Request, res: Response): string {
 /** A page of a list query, whether its parameters came in the URL or in the body. */
 const listResponses = {
   200: {
-    description: 'One page of matches; `count` counts all of them (left out with `count=none`); `next`, when more matches follow, is the `after` of the next page.',
-    schema: EntityList,
+    description:
+      'One page of matches; `count` counts all of them (left out with `count=none`); `next`, when more matches follow, is the `after` of the next page. With `group`: one page of rows, `count` counting the rows.',
+    schema: ListAnswer,
   },
   400: errors[400],
   401: errors[401],
@@ -111,7 +112,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         const id = existingId(params.id, 'entity');
-        const props = query.props?.split(',');
+        const props = query.props === undefined ? undefined : parseProps(query.props);
         if (query.at !== undefined) return sendUncached(req, res, await entityAt(deps, tenant, id, query.at, props));
         sendRendered(req, res, await cache.render(res, () => getEntity(tenant, id, props)));
       },
@@ -124,7 +125,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       tags: ['entities'],
       params: DbIdPath,
       body: ValuesBody,
-      responses: { 200: { description: 'The values created or overwritten.', schema: WriteResponse }, ...errors },
+      responses: { 200: { description: 'The values created or overwritten, as one array in the order sent, each naming its property in `type` (Entu\'s shape).', schema: AddedValues }, ...errors },
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
         res.json(await addValues(deps, tenant, existingId(params.id, 'entity'), body));

@@ -1,12 +1,16 @@
 import {
+  AddedValuesSchema,
   DEFAULT_LIMIT,
   DatabaseNameSchema,
   DeletedSchema,
   EntityListSchema,
   EntitySchema,
+  GroupedListSchema,
   HistorySchema,
   FILTER_KEY_PATTERN,
   MAX_CURSOR_LENGTH,
+  MAX_GROUPS,
+  MAX_GROUP_KEYS,
   MAX_IN,
   MAX_LIMIT,
   MAX_REGEX,
@@ -31,7 +35,10 @@ export const ValueInput = ValueInputSchema;
 export const Value = ValueSchema;
 export const EntityBody = EntitySchema;
 export const EntityList = EntityListSchema;
+/** A page of a list: entities, or with `group`, rows of counts. */
+export const ListAnswer = Type.Union([EntityListSchema, GroupedListSchema]);
 export const WriteResponse = WriteResultSchema;
+export const AddedValues = AddedValuesSchema;
 export const Deleted = DeletedSchema;
 export const History = HistorySchema;
 /** One entity, wrapped: the answer of reading or recomputing one. */
@@ -42,7 +49,7 @@ export const ValuesBody = Type.Array(ValueInput, { minItems: 1, maxItems: 1000, 
 const Props = Type.Optional(
   Type.String({
     pattern: propertyListPattern(100),
-    description: 'Comma-separated property names to return (with _id); _created may be named.',
+    description: 'Comma-separated property names to return (with _id); _created may be named. A path `<property>.<field>` (`ordinal.number`) returns only that field of each value, with its _id.',
   }),
 );
 
@@ -76,14 +83,22 @@ export const FILTER_DESCRIPTION =
   'Filters, combined with AND: any number of query parameters `<property>.<type>[.<operator>]=<value>` (e.g. `title.string=Dune`, ' +
   '`pages.number.gte=100`, `_type.reference=<id>`, `name.string.regex=/^du/i`). A filter holds when ANY value of the property matches ' +
   '(`ne`: some value differs). `<type>` is the value field: `string` (also for text), `number`, `boolean`, `date`, `datetime`, ' +
-  '`reference`, and for files `filename`, `filesize`, `filetype`. Operators by type: ' +
+  '`reference` (a reference also filters and sorts by its label, `author.string=Jane Austen`, `_type.string=book`), and for files `filename`, `filesize`, `filetype`; ' +
+  '`<property>._id.exists=true|false`: whether the entity has any value of the property (any property name; one no type defines has none). ' +
+  'A right list (`_owner`, `_editor`, `_expander`, `_viewer`) filters as it is shown, cumulative: `_expander.reference=<id>` also finds owners and editors. Operators by type: ' +
   operatorList +
   `. \`in\`: comma-separated, at most ${MAX_IN} values; \`exists\`: \`true\` or \`false\`; \`regex\`: \`/pattern/flags\`, ` +
   `pattern 1 to ${MAX_REGEX} characters, flags from \`imsu\`, no lookaround or backreferences. Values are literals of the type ` +
-  '(`date` as `YYYY-MM-DD`, `datetime` ISO 8601 with an offset, `reference` an entity id). An unknown property, type or operator, a type ' +
+  '(`date` as `YYYY-MM-DD`, `datetime` ISO 8601 with an offset, both also as epoch-millisecond digits, a date\'s being its local midnight; ' +
+  '`reference` an entity id). An unknown property, type or operator, a type ' +
   'that is not the property\'s own, a malformed value or a parameter given twice is `400` naming the parameter.';
 
 const COUNT_DESCRIPTION = '`exact` (the default): `count` is every match; `none`: no `count` in the answer, and no second pass over the matches to count them.';
+const GROUP_DESCRIPTION =
+  `Comma-separated \`<property>.<field>\` (at most ${MAX_GROUP_KEYS}, e.g. \`_type.reference\`): instead of entities, one row per distinct combination of these ` +
+  'values among the matches the caller may read, `{<property>: [{type, <field>, string?}…], _count}` (a reference with its label), `count` the number of rows. ' +
+  '`sort` names grouped keys only (or a grouped reference\'s label, `_type.string`); default: the keys ascending. `limit`/`skip` page the rows; `after` is refused; ' +
+  `\`props\` may name grouped properties only. At most ${MAX_GROUPS} groups, else 400.`;
 const AFTER_DESCRIPTION =
   'A previous page\'s `next`: this page starts right after that page, by its position in the sort order rather than by a number of matches skipped, ' +
   'so entities created or deleted meanwhile shift nothing. Give the same filters, `sort` and `q`; a cursor made for another sort, or with `skip`, is `400`.';
@@ -95,14 +110,17 @@ const AFTER_DESCRIPTION =
 export const ListQuery = Type.Object(
   {
     sort: Type.Optional(
-      Type.String({ description: 'Comma-separated `<property>.<type>` (at most 8), `-` before one for descending, e.g. `-pages.number,title.string`; ties by `_id`.' }),
+      Type.String({ description: 'Comma-separated `<property>.<type>` (at most 8), `-` before one for descending, e.g. `-pages.number,title.string`; a reference by its label (`author.string`) or id (`author.reference`), a boolean false first; ties by `_id`.' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size; `0` returns only `count`.' })),
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SKIP, default: 0, description: 'Matches to skip before the page.' })),
     q: Type.Optional(Type.String({ maxLength: 1000, description: 'Search terms (at most 16); each must begin a word of a searchable value, case and accents ignored.' })),
-    props: Type.Optional(Type.String({ description: 'Comma-separated property names to return (with `_id`); `_created` may be named.' })),
+    props: Type.Optional(
+      Type.String({ description: 'Comma-separated property names to return (with `_id`); `_created` may be named. A path `<property>.<field>` (`ordinal.number`) returns only that field of each value, with its `_id`.' }),
+    ),
     count: Type.Optional(Type.Union([Type.Literal('exact'), Type.Literal('none')], { description: COUNT_DESCRIPTION })),
     after: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_CURSOR_LENGTH, description: AFTER_DESCRIPTION })),
+    group: Type.Optional(Type.String({ maxLength: 1000, description: GROUP_DESCRIPTION })),
   },
   {
     // Published as the `filters` parameter (openapi.ts), its keys' grammar as `x-key-pattern`.
@@ -125,6 +143,7 @@ export const QueryBody = Type.Object(
     props: Type.Optional(Type.String({ description: 'As `props` of GET /api/{db}/entity.' })),
     count: Type.Optional(Type.String({ description: 'As `count` of GET /api/{db}/entity: `exact` or `none`.' })),
     after: Type.Optional(Type.String({ description: 'As `after` of GET /api/{db}/entity.' })),
+    group: Type.Optional(Type.String({ description: 'As `group` of GET /api/{db}/entity.' })),
   },
   {
     additionalProperties: Type.String({ description: FILTER_DESCRIPTION }),
