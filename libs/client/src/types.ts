@@ -166,10 +166,13 @@ export interface Account {
   user: { _id: string; name: string };
 }
 
-/** The databases the API key opens, and a JWT valid 48 hours. */
+/** The databases the API key opens, the signed-in person's name, and a JWT valid 48 hours. */
 export interface AuthResult {
   accounts: Account[];
+  user: { name: string };
   token: string;
+  /** When `token` expires (ISO 8601). */
+  expires: string;
 }
 
 /** One change as the change feed delivers it (`subscribe`); `inView: false` says the entity left the subscriber's view. */

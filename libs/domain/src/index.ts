@@ -86,3 +86,4 @@ export { MAX_WEBHOOK_URL, MIN_WEBHOOK_SECRET, assertMayManageWebhooks, checkWebh
 export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-delivery';
 export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSettings, type ProviderProfile, type SignInSettings } from './sign-in-settings';
 export { schemaVerdict, type SchemaVerdict } from './schema-version';
+export { SIGN_IN_CEILING_SECONDS, TOKEN_LIFETIME_SECONDS, checkRefreshable } from './token-refresh';

@@ -1,7 +1,7 @@
 export type { EntitiesDeps, FailureLog, Objects, SettleDeps, WriteSettings } from './deps';
 export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
-export { liveKey, signInOf, signInWithApiKey, type SignIn } from './sign-in';
+export { liveKey, refreshSignIn, signInOf, signInWithApiKey, type SignIn } from './sign-in';
 export { signInWithIdentity } from './identity-sign-in';
 export { passkeyHolder, registerPasskey, signInWithPasskey, type RegisteredPasskey } from './passkeys';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';

@@ -1,4 +1,4 @@
-import { first, keyIsLive, unauthenticated, type Entity } from '@entia/domain';
+import { checkRefreshable, first, keyIsLive, unauthenticated, type Entity } from '@entia/domain';
 import type { KeyRecord, Store } from '@entia/store';
 import { hashApiKey } from './api-keys';
 
@@ -42,5 +42,17 @@ export async function signInWithApiKey(store: Store, apiKey: string, db: string 
   // Another kind of credential's record id is a hash nobody can give the preimage of; refused all the same.
   if (!live || live.key.kind !== undefined) throw unauthenticated('Unknown or revoked API key.');
   if (db !== undefined && db !== live.key.db) throw unauthenticated(`This API key has no account in database "${db}".`);
+  return signInOf(live);
+}
+
+/**
+ * The sign-in a token's refresh gives (`GET /api/auth/refresh`): its credential read again now, not
+ * from the revocation cache, so a key revoked a moment ago refreshes nothing; and the sign-in
+ * within `SIGN_IN_CEILING_SECONDS` of when the credential was shown.
+ */
+export async function refreshSignIn(store: Store, kid: string, authTime: number, now = Date.now()): Promise<SignIn> {
+  checkRefreshable(authTime, Math.floor(now / 1000));
+  const live = await liveKey(store, kid);
+  if (!live) throw unauthenticated('The credential this token came from was revoked: sign in again.');
   return signInOf(live);
 }

@@ -67,14 +67,18 @@ describe('authentication (SPEC §6)', () => {
   const count = (db: string) => api.deps.store.database(db).collection('entity').countDocuments();
 
   describe('GET /api/auth: the key exchange', () => {
-    it('a valid key → 200 {accounts: [{_id, name, user: {_id, name}}], token}', async () => {
+    it('a valid key → 200 {accounts: [{_id, name, user: {_id, name}}], user: {name}, token, expires}', async () => {
       const res = await exchange(`Bearer ${a.owner.apiKey}`);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body).toEqual({
         accounts: [{ _id: a.db, name: a.db, user: { _id: a.owner.id, name: 'Owner' } }],
+        user: { name: 'Owner' },
         token: expect.any(String),
+        expires: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/),
       });
+      // `expires` is the token's own expiry, as Entu's client reads it to refresh in time.
+      expect(Date.parse(res.body.expires)).toBe((jwt.decode(res.body.token) as jwt.JwtPayload).exp! * 1000);
     });
 
     it('the token is a JWT valid 48 hours (exp − iat = 48 h, iat now), carrying the database and person it grants', async () => {

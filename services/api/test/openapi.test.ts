@@ -76,6 +76,7 @@ describe('the OpenAPI document', () => {
       readyz: none,
       openapi: none,
       authenticate: apiKey,
+      refreshToken: required,
       // People's sign-in (issue 20): their own credentials are in the body or at the provider.
       startOidcSignIn: none,
       finishOidcSignIn: none,

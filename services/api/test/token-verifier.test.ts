@@ -1,26 +1,36 @@
 import jwt from 'jsonwebtoken';
-import { TokenKeys, TokenVerifier, signToken, tokenKey } from '../src/auth/tokens';
+import { TokenKeys, TokenVerifier, issueToken, tokenKey } from '../src/auth/tokens';
 
 /** Verified tokens are remembered until they expire, refused ones never (auth/tokens.ts). */
 describe('TokenVerifier', () => {
   const secret = 's'.repeat(43);
   const keys = new TokenKeys([{ kid: 'k1', secret }]);
   const key = tokenKey(secret);
-  const grant = { accounts: { books: '5f1d7a0c9b1e8a0012345601' }, kid: 'k'.repeat(43) };
-  const token = signToken(grant, keys.signing);
+  // Signed in a moment ago: a token carries that (`auth_time`) through refreshes; one without it (issued before refresh existed) is dated by its `iat`.
+  const grant = { accounts: { books: '5f1d7a0c9b1e8a0012345601' }, kid: 'k'.repeat(43), authTime: Math.floor(Date.now() / 1000) - 5 };
+  const token = issueToken(grant, keys.signing).token;
   const exp = (jwt.decode(token) as { exp: number }).exp * 1000;
   const sign = (claims: object, options: jwt.SignOptions, withKey: jwt.Secret = key) => jwt.sign(claims, withKey, { algorithm: 'HS256', audience: 'entia', expiresIn: 60, ...options });
 
-  it('names the signing secret in the header and the API key in a claim', () => {
+  it('names the signing secret in the header, the API key and the sign-in time in claims, and lives 48 h', () => {
     const decoded = jwt.decode(token, { complete: true })!;
     expect(decoded.header).toMatchObject({ alg: 'HS256', kid: 'k1' });
-    expect(decoded.payload).toMatchObject({ accounts: grant.accounts, key: grant.kid, aud: 'entia' });
+    expect(decoded.payload).toMatchObject({ accounts: grant.accounts, key: grant.kid, aud: 'entia', auth_time: grant.authTime });
+    const { iat, exp } = decoded.payload as { iat: number; exp: number };
+    expect(exp - iat).toBe(48 * 3600);
+  });
+
+  it('says when the token expires, as the token does', () => {
+    const issued = issueToken({ accounts: grant.accounts, kid: grant.kid }, keys.signing, Date.parse('2026-11-28T10:00:00.400Z'));
+    expect(issued.expires).toBe('2026-11-30T10:00:00.000Z');
+    expect((jwt.decode(issued.token) as { exp: number; auth_time: number }).exp * 1000).toBe(Date.parse(issued.expires));
+    expect((jwt.decode(issued.token) as { auth_time: number }).auth_time).toBe(Date.parse('2026-11-28T10:00:00Z') / 1000);
   });
 
   it.each([
     ['a valid token', token, grant],
     ['its signature changed', `${token.slice(0, -2)}AA`, undefined],
-    ['signed with another secret', signToken(grant, new TokenKeys([{ kid: 'k1', secret: 'o'.repeat(43) }]).signing), undefined],
+    ['signed with another secret', issueToken(grant, new TokenKeys([{ kid: 'k1', secret: 'o'.repeat(43) }]).signing).token, undefined],
     ['for another audience', sign({ accounts: grant.accounts, key: grant.kid }, { audience: 'other', keyid: 'k1' }), undefined],
     ['without a key id', sign({ accounts: grant.accounts, key: grant.kid }, {}), undefined],
     ['a key id naming no secret of ours', sign({ accounts: grant.accounts, key: grant.kid }, { keyid: 'retired' }), undefined],
@@ -32,7 +42,7 @@ describe('TokenVerifier', () => {
     ['HS512', sign({ accounts: grant.accounts, key: grant.kid }, { algorithm: 'HS512', keyid: 'k1' }), undefined],
     ['not a JWT', 'a.b.c', undefined],
     // Issued before key ids (issue 22): the API key's hash as kid, no `key` claim.
-    ['an earlier token', sign({ accounts: grant.accounts }, { keyid: grant.kid }), grant],
+    ['an earlier token', sign({ accounts: grant.accounts, iat: grant.authTime }, { keyid: grant.kid }), grant],
     ['an earlier token with another secret', sign({ accounts: grant.accounts }, { keyid: grant.kid }, 'o'.repeat(43)), undefined],
     ['an earlier-looking token whose kid is a secret id', sign({ accounts: grant.accounts }, { keyid: 'k1' }), undefined],
   ])('%s', (_name, candidate, expected) => {
@@ -49,15 +59,15 @@ describe('TokenVerifier', () => {
     const adding = new TokenKeys([oldSecret, newSecret]);
     const switched = new TokenKeys([newSecret, oldSecret]);
     const retired = new TokenKeys([newSecret]);
-    const oldToken = signToken(grant, before.signing);
+    const oldToken = issueToken(grant, before.signing).token;
 
     it('signs with the first secret', () => {
-      expect(jwt.decode(signToken(grant, adding.signing), { complete: true })!.header.kid).toBe('old');
-      expect(jwt.decode(signToken(grant, switched.signing), { complete: true })!.header.kid).toBe('new');
+      expect(jwt.decode(issueToken(grant, adding.signing).token, { complete: true })!.header.kid).toBe('old');
+      expect(jwt.decode(issueToken(grant, switched.signing).token, { complete: true })!.header.kid).toBe('new');
     });
 
     it('accepts each secret\'s tokens while it is listed, and not once it is retired', () => {
-      const newToken = signToken(grant, switched.signing);
+      const newToken = issueToken(grant, switched.signing).token;
       for (const during of [adding, switched]) {
         expect(new TokenVerifier(during).verify(oldToken)).toEqual(grant);
         expect(new TokenVerifier(during).verify(newToken)).toEqual(grant);
@@ -67,7 +77,7 @@ describe('TokenVerifier', () => {
     });
 
     it('a token without a key id (issued before them) verifies against any listed secret, and not once its secret is retired', () => {
-      const earlier = jwt.sign({ accounts: grant.accounts }, tokenKey(oldSecret.secret), { algorithm: 'HS256', audience: 'entia', expiresIn: 60, keyid: grant.kid });
+      const earlier = jwt.sign({ accounts: grant.accounts, iat: grant.authTime }, tokenKey(oldSecret.secret), { algorithm: 'HS256', audience: 'entia', expiresIn: 60, keyid: grant.kid });
       expect(new TokenVerifier(switched).verify(earlier)).toEqual(grant);
       expect(new TokenVerifier(retired).verify(earlier)).toBeUndefined();
     });
@@ -87,7 +97,7 @@ describe('TokenVerifier', () => {
 
   it('stays bounded: when full it starts afresh, and still verifies', () => {
     const verifier = new TokenVerifier(keys, 2);
-    const tokens = [1, 2, 3].map((n) => signToken({ ...grant, kid: `${n}`.repeat(43) }, keys.signing));
+    const tokens = [1, 2, 3].map((n) => issueToken({ ...grant, kid: `${n}`.repeat(43) }, keys.signing).token);
     const kids = ['1', '2', '3'].map((n) => n.repeat(43));
     expect(tokens.map((t) => verifier.verify(t)?.kid)).toEqual(kids);
     expect(tokens.map((t) => verifier.verify(t)?.kid)).toEqual(kids);

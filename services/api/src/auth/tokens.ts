@@ -1,8 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { parseJwtSecrets, type Config, type JwtSecret } from '@entia/config';
+import { TOKEN_LIFETIME_SECONDS } from '@entia/domain';
 import jwt from 'jsonwebtoken';
-
-export const TOKEN_LIFETIME_SECONDS = 48 * 3600;
 
 /** What a token grants: a person in each of some databases, through one API key. */
 export interface Grant {
@@ -10,6 +9,19 @@ export interface Grant {
   accounts: Record<string, string>;
   /** Hash of the API key it was exchanged for, so revoking the key ends the token (the token's `key` claim). */
   kid: string;
+  /**
+   * When the credential was shown (s since the epoch; the `auth_time` claim): refreshing keeps it,
+   * so a sign-in cannot be stretched past `SIGN_IN_CEILING_SECONDS`. Tokens from before refresh
+   * existed have none: their `iat`, which is when they were signed in.
+   */
+  authTime?: number;
+}
+
+/** A token and when it expires. */
+export interface IssuedToken {
+  token: string;
+  /** ISO 8601, as Entu's client keeps it (`expires`). */
+  expires: string;
 }
 
 const ALGORITHM = 'HS256';
@@ -63,15 +75,18 @@ export function tokenKey(secret: string): KeyObject {
 
 /**
  * A token for `grant`: the header's `kid` names the signing secret (issue 22), the `key` claim the
- * API key it was exchanged for (before issue 22 that hash was the header's `kid`).
+ * API key it was exchanged for (before issue 22 that hash was the header's `kid`), `auth_time` when
+ * the credential was shown (now, unless a refresh carries the grant's on).
  */
-export function signToken(grant: Grant, signing: TokenKey): string {
-  return jwt.sign({ accounts: grant.accounts, key: grant.kid }, signing.key, {
+export function issueToken(grant: Grant, signing: TokenKey, now = Date.now()): IssuedToken {
+  const iat = Math.floor(now / 1000);
+  const exp = iat + TOKEN_LIFETIME_SECONDS;
+  const token = jwt.sign({ accounts: grant.accounts, key: grant.kid, auth_time: grant.authTime ?? iat, iat, exp }, signing.key, {
     algorithm: ALGORITHM,
     audience: AUDIENCE,
-    expiresIn: TOKEN_LIFETIME_SECONDS,
     keyid: signing.kid,
   });
+  return { token, expires: new Date(exp * 1000).toISOString() };
 }
 
 // A secret's key id is at most 32 characters (JWT_SECRETS); a credential's record id, the kid of tokens
@@ -110,9 +125,15 @@ function verified(token: string, keys: TokenKeys, now: number): { grant: Grant; 
 /** The grant of `token` if `key` signed it and it is valid at `now`, naming the API key `apiKey`. */
 function checked(token: string, key: KeyObject, now: number, apiKey: string): { grant: Grant; expiresAt: number } | undefined {
   try {
-    const payload = jwt.verify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE, clockTimestamp: Math.floor(now / 1000) }) as { accounts?: unknown; exp?: unknown };
+    const payload = jwt.verify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE, clockTimestamp: Math.floor(now / 1000) }) as {
+      accounts?: unknown;
+      exp?: unknown;
+      iat?: unknown;
+      auth_time?: unknown;
+    };
     if (!isAccounts(payload.accounts) || typeof payload.exp !== 'number') return undefined;
-    return { grant: { accounts: payload.accounts, kid: apiKey }, expiresAt: payload.exp * 1000 };
+    const authTime = typeof payload.auth_time === 'number' ? payload.auth_time : typeof payload.iat === 'number' ? payload.iat : undefined;
+    return { grant: { accounts: payload.accounts, kid: apiKey, ...(authTime === undefined ? {} : { authTime }) }, expiresAt: payload.exp * 1000 };
   } catch {
     return undefined;
   }
