@@ -1,4 +1,4 @@
-import { callerTags, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
+import { callerTags, fromEntuSpelling, inEntuSpelling, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
 import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
@@ -57,7 +57,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       responses: { 201: { description: 'Created; `Location` names the entity.', schema: WriteResponse }, ...errors },
       handler: async ({ params, body, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        const created = await createEntity(deps, tenant, body);
+        const created = await createEntity(deps, tenant, fromEntuSpelling(body).items);
         res.status(201).location(`${req.baseUrl}/api/${params.db}/entity/${created._id}`).json(created);
       },
     }),
@@ -128,7 +128,9 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       responses: { 200: { description: 'The values created or overwritten, as one array in the order sent, each naming its property in `type` (Entu\'s shape).', schema: AddedValues }, ...errors },
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        res.json(await addValues(deps, tenant, existingId(params.id, 'entity'), body));
+        const { items, sentAs } = fromEntuSpelling(body);
+        const added = await addValues(deps, tenant, existingId(params.id, 'entity'), items);
+        res.json({ ...added, properties: inEntuSpelling(added.properties, sentAs) });
       },
     }),
     defineRoute({

@@ -1,0 +1,40 @@
+import { invalid } from './errors';
+import type { ValueInput } from './write';
+
+/**
+ * Entu's name for an Entia credential property, as its web client writes it (issue 33, item 4):
+ * its edit form's "Generate API Key" sends `{type: 'entu_api_key', string: 'generate'}`. The
+ * name is Entu's reserved credential name, so it means this whatever the type defines.
+ */
+const ENTU_NAMES: Readonly<Record<string, string>> = { entu_api_key: '_api_key' };
+
+/** What Entu's client writes to ask for a key; anything else would look like choosing one's own key. */
+const GENERATE = 'generate';
+
+/**
+ * The values as Entia writes them, and the name each was sent under: an `entu_api_key` item asks for
+ * a new API key as `{type: '_api_key'}` does. A value of its own (other than "generate") is a 400:
+ * the server makes every key.
+ */
+export function fromEntuSpelling(items: readonly ValueInput[]): { items: ValueInput[]; sentAs: string[] } {
+  const sentAs = items.map((item) => item.type);
+  const translated = items.map((item, index) => {
+    const name = Object.hasOwn(ENTU_NAMES, item.type) ? ENTU_NAMES[item.type]! : undefined;
+    if (name === undefined) return item;
+    const { string, type: _entuName, ...rest } = item;
+    if (string !== undefined && string !== GENERATE) {
+      throw invalid('Nothing was written.', [{ pointer: `/${index}/string`, message: `${item.type} takes "${GENERATE}" or no value: the server generates the key` }]);
+    }
+    return { ...rest, type: name };
+  });
+  return { items: translated, sentAs };
+}
+
+/**
+ * The written values named as they were sent: the answer lists them in the order of the request
+ * (then the formula values that changed, never renamed), and Entu's client finds its new key by the
+ * name it sent.
+ */
+export function inEntuSpelling<T extends { type: string }>(written: readonly T[], sentAs: readonly string[]): T[] {
+  return written.map((value, index) => (index < sentAs.length && sentAs[index] !== value.type && Object.hasOwn(ENTU_NAMES, sentAs[index]!) ? { ...value, type: sentAs[index]! } : value));
+}
