@@ -3,7 +3,7 @@ import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
 import { credentialProblem, isCredentialProperty, isOwnCredential, newCredential, type NewCredential, type VerifiedCredential } from './credentials';
-import { hasRight, type Caller } from './rights';
+import { RIGHT_PROPERTIES, hasRight, type Caller } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
 import type { Value, ValueField } from './values/types';
 
@@ -56,6 +56,12 @@ export interface WriteResult {
   credentials: NewCredential[];
 }
 
+/** The right property other than `type` that holds value `id`, when `type` is a right too. */
+function otherRightHolding(properties: Properties, type: string, id: string): string | undefined {
+  if (!(RIGHT_PROPERTIES as readonly string[]).includes(type)) return undefined;
+  return RIGHT_PROPERTIES.find((right) => right !== type && (properties[right] ?? []).some((v) => v._id === id));
+}
+
 const clone = (properties: Properties): Properties =>
   newProperties(Object.entries(properties).map(([name, values]) => [name, [...values]]));
 
@@ -101,7 +107,22 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
 
     const value: Value = { _id: item._id ?? ctx.newId(), type: item.type, ...data, created: { at: ctx.now, by: ctx.caller.personId } };
     const values = (properties[item.type] ??= []);
-    if (item._id !== undefined) {
+    const movedFrom = item._id === undefined ? undefined : otherRightHolding(properties, item.type, item._id);
+    if (movedFrom !== undefined) {
+      // A right value sent under another right: the person moves to that level in one step (Entu's rights drawer).
+      const from = properties[movedFrom]!;
+      const position = from.findIndex((v) => v._id === item._id);
+      if (from[position]!.inherited) return fail(INHERITED, '_id');
+      const fromDefinition = definitionOf(movedFrom, ctx.definitions)!;
+      if (!creating && !hasRight(existing.properties, ctx.caller, fromDefinition.writeRight)) {
+        throw forbidden(`moving a value of "${movedFrom}" needs the ${fromDefinition.writeRight} right on this entity`);
+      }
+      if (overwritten.has(item._id!)) return fail(`value ${item._id} is overwritten twice`, '_id');
+      overwritten.add(item._id!);
+      result.removed.push(from[position]!);
+      from.splice(position, 1);
+      values.push(value);
+    } else if (item._id !== undefined) {
       const position = values.findIndex((v) => v._id === item._id);
       if (position < 0) return fail(`value ${item._id} is not a value of "${item.type}" on this entity`, '_id');
       if (values[position]!.inherited) return fail(INHERITED, '_id');

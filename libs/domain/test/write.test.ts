@@ -318,6 +318,58 @@ describe('applyWrite: rights', () => {
   });
 });
 
+describe("applyWrite: a right value sent under another right moves its person to that level (Entu's rights drawer)", () => {
+  const idOf = (entity: Entity, right: string) => entity.properties[right]![0]!._id;
+  const holders = (result: WriteResult) =>
+    Object.fromEntries(['_owner', '_editor', '_expander', '_viewer'].map((right) => [right, (result.properties[right] ?? []).map((v) => v.reference)]));
+
+  it.each([
+    ['a viewer up to editor', '_viewer', '_editor', VIEWER, { _owner: [OWNER], _editor: [EDITOR, VIEWER], _expander: [EXPANDER], _viewer: [] }],
+    ['an editor down to viewer', '_editor', '_viewer', EDITOR, { _owner: [OWNER], _editor: [], _expander: [EXPANDER], _viewer: [VIEWER, EDITOR] }],
+    ['an expander up to owner', '_expander', '_owner', EXPANDER, { _owner: [OWNER, EXPANDER], _editor: [EDITOR], _expander: [], _viewer: [VIEWER] }],
+  ])('%s, in one write: one value removed, one added, the same _id', (_name, from, to, person, expected) => {
+    const entity = existing();
+    const id = idOf(entity, from);
+    const result = update(OWNER, [{ type: to, _id: id, reference: person }], entity);
+    expect(holders(result)).toEqual(expected);
+    expect(result.removed).toEqual([expect.objectContaining({ _id: id, type: from, reference: person })]);
+    expect(result.written).toEqual([expect.objectContaining({ _id: id, type: to, reference: person })]);
+  });
+
+  it('the last owner cannot be moved down', () => {
+    const entity = existing();
+    expect(pointers(() => update(OWNER, [{ type: '_editor', _id: idOf(entity, '_owner'), reference: OWNER }], entity))).toEqual(['']);
+  });
+
+  it('one owner of two may step down', () => {
+    const entity = existing({ owner: [OWNER, EDITOR], editor: [] });
+    const result = update(OWNER, [{ type: '_editor', _id: idOf(entity, '_owner'), reference: OWNER }], entity);
+    expect(holders(result)._owner).toEqual([EDITOR]);
+    expect(holders(result)._editor).toEqual([OWNER]);
+  });
+
+  it('needs the right to write both levels: an editor cannot move anyone (rights are the owners\')', () => {
+    const entity = existing();
+    expect(thrown(() => update(EDITOR, [{ type: '_editor', _id: idOf(entity, '_viewer'), reference: VIEWER }], entity)).kind).toBe('forbidden');
+  });
+
+  it('an inherited right is not moved where it shows', () => {
+    const entity = existing();
+    entity.properties._viewer = [{ ...entity.properties._viewer![0]!, inherited: true }];
+    expect(pointers(() => update(OWNER, [{ type: '_editor', _id: idOf(entity, '_viewer'), reference: VIEWER }], entity))).toEqual(['/0/_id']);
+  });
+
+  it('the same value moved twice in one write is refused', () => {
+    const entity = existing();
+    const id = idOf(entity, '_viewer');
+    expect(pointers(() => update(OWNER, [{ type: '_editor', _id: id, reference: VIEWER }, { type: '_expander', _id: id, reference: VIEWER }], entity))).toEqual(['/1/_id']);
+  });
+
+  it('a value of a property that is no right is not moved into one', () => {
+    expect(pointers(() => update(OWNER, [{ type: '_editor', _id: NAME, reference: VIEWER }]))).toEqual(['/0/_id']);
+  });
+});
+
 describe('applyWrite: API keys', () => {
   const PERSON = hexId(0xc1);
   const person = (more: Parameters<typeof existing>[0] = {}) =>
