@@ -38,6 +38,8 @@ export interface ValueInput extends Omit<ValueData, 'date' | 'datetime'> {
   date?: string | number;
   /** ISO 8601 with an offset, or epoch ms (an integer); stored and returned in UTC. */
   datetime?: string | number;
+  /** On a counter property, instead of a value: the step to its next number (1); the server numbers the value. */
+  counter?: number;
 }
 
 /** Where to PUT a file's bytes right after creating its value; every header is required as given. */
@@ -197,7 +199,7 @@ export interface ChangeEvent {
 }
 
 /** The eight data types a property definition can have (SPEC §3). */
-export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file';
+export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file' | 'counter';
 
 /** One property definition as `GET /api/{db}/schema` describes it. */
 export interface PropertyDescription {

@@ -88,3 +88,4 @@ export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSetting
 export { schemaVerdict, type SchemaVerdict } from './schema-version';
 export { SIGN_IN_CEILING_SECONDS, TOKEN_LIFETIME_SECONDS, checkRefreshable } from './token-refresh';
 export { fromEntuSpelling, inEntuSpelling } from './entu-spelling';
+export { MAX_COUNTER_STEP, numbered, planCounters, type CounterRequest } from './counters';

@@ -11,7 +11,9 @@ import type { Value, ValueField } from './values/types';
 /** Why an inherited right cannot be changed where it shows. */
 export const INHERITED = 'this right is inherited from a _parent: change it there, or set _inheritrights to false';
 
-export type ValueInput = { type: string; _id?: string; language?: string } & Partial<Record<ValueField, unknown>>;
+export type ValueInput = { type: string; _id?: string; language?: string; /** A counter's step (`counters.ts`): the server numbers the value. */ counter?: unknown } & Partial<
+  Record<ValueField, unknown>
+>;
 
 export interface WriteContext {
   caller: Required<Caller>;

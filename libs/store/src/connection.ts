@@ -3,6 +3,7 @@ import { ControlDb } from './control';
 import { EntityCollection, type KeyLookups } from './entities';
 import { HistoryCollection } from './history';
 import { MongoConnection, type ConnectionEvents, type ConnectionState } from './mongo-connection';
+import { Counters } from './counters';
 import { DatabaseUsage } from './usage';
 import { WebhookDeliveries } from './webhook-deliveries';
 
@@ -175,6 +176,11 @@ export class Store {
    */
   usage(name: string, maxTimeMS: number | null = this.options.timeoutMs): DatabaseUsage {
     return new DatabaseUsage(this.database(name), maxTimeMS);
+  }
+
+  /** The counters of a tenant database (issue 33). */
+  counters(name: string): Counters {
+    return new Counters(this.database(name), this.options.timeoutMs);
   }
 
   /** The delivery log of a tenant database's webhooks (issue 18). */

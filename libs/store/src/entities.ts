@@ -92,6 +92,22 @@ export class EntityCollection {
   }
 
   /**
+   * The largest number any entity of type `typeId` holds in `property`, 0 when none does: where a
+   * counter starts when it has no record (its first use, or a database restored from an export,
+   * which keeps the entities and not the counters). One find on the sort keys (`__sort`).
+   */
+  async highestNumber(typeId: string, property: string): Promise<number> {
+    const path = `__sort.${property}.number.max`;
+    const [top] = await this.collection
+      .find({ '_type.reference': new ObjectId(typeId), [path]: { $exists: true } }, { maxTimeMS: this.maxTimeMS, projection: { [path]: 1 } })
+      .sort({ [path]: -1 })
+      .limit(1)
+      .toArray();
+    const highest = (top?.__sort as Record<string, Record<string, { max?: unknown }>> | undefined)?.[property]?.number?.max;
+    return typeof highest === 'number' ? highest : 0;
+  }
+
+  /**
    * The entities with these ids that exist. A few are fetched one by one: a lone `_id` equality is
    * the one filter every engine serves from its primary key (FerretDB 1.24 turns `$in` into a
    * collection scan); MongoDB pays a few parallel round trips for it.

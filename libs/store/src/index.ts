@@ -15,6 +15,7 @@ export type { OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';
 export { DatabaseUsage } from './usage';
+export { CounterBusy, Counters } from './counters';
 export { WEBHOOK_DELIVERY_INDEXES, WebhookDeliveries, type DeliveryStatus, type WebhookDelivery } from './webhook-deliveries';
 export {
   MIGRATIONS,

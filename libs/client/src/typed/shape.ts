@@ -39,7 +39,7 @@ export interface FileInfo {
 export type Sharing = 'private' | 'domain' | 'public';
 
 /** One value as read, by data type. */
-export type ReadScalar<T extends ValueType> = T extends 'number'
+export type ReadScalar<T extends ValueType> = T extends 'number' | 'counter'
   ? number
   : T extends 'boolean'
     ? boolean
@@ -47,8 +47,8 @@ export type ReadScalar<T extends ValueType> = T extends 'number'
       ? FileInfo
       : string;
 
-/** One value as written: datetimes also as `Date`; files are uploaded, not written. */
-export type WriteScalar<T extends ValueType> = T extends 'datetime' ? string | Date : T extends 'file' ? never : ReadScalar<T>;
+/** One value as written: datetimes also as `Date`; files are uploaded, and counters numbered by the server, not written. */
+export type WriteScalar<T extends ValueType> = T extends 'datetime' ? string | Date : T extends 'file' | 'counter' ? never : ReadScalar<T>;
 
 // `boolean` (an untyped handle's definitions) allows both forms.
 type Cardinal<P extends PropertyShape, V> = boolean extends P['list'] ? V | V[] : P['list'] extends true ? V[] : V;
@@ -175,7 +175,7 @@ export interface FileOps {
 /** The operators of a data type (SPEC §7); a bare value means equality. */
 export type Condition<T extends ValueType> = T extends 'string' | 'text'
   ? string | StringOps
-  : T extends 'number'
+  : T extends 'number' | 'counter'
     ? number | RangeOps<number>
     : T extends 'date'
       ? string | RangeOps<string>

@@ -54,6 +54,8 @@ function valueField(property: PropertyDescription, value: unknown): Omit<ValueIn
       return { reference: value };
     case 'file':
       throw new InputError(`"${property.name}" is a file property: store files with upload()`);
+    case 'counter':
+      throw new InputError(`"${property.name}" is a counter: the server numbers its values; add one with {type: "${property.name}", counter: 1}`);
   }
 }
 
@@ -147,6 +149,7 @@ function readScalar(property: PropertyDescription | undefined, value: Value): un
     return { _id: value._id, filename: value.filename, filesize: value.filesize, filetype: value.filetype };
   }
   if (type === 'string' || type === 'text') return value.string;
+  if (type === 'counter') return value.number;
   if (type !== undefined) return value[type];
   // `reference` first: a reference value also carries its target's label in `string` (SPEC §3).
   return value.reference ?? value.string ?? value.number ?? value.boolean ?? value.date ?? value.datetime;

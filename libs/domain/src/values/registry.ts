@@ -1,6 +1,7 @@
 import { Type, type TOptional } from '@sinclair/typebox';
 import { BOOLEAN_TYPE } from './boolean';
 import { COMPUTED_FIELD_DESCRIPTORS } from './computed-fields';
+import { COUNTER_TYPE } from './counter';
 import { DATE_TYPE } from './date';
 import { DATETIME_TYPE } from './datetime';
 import type { FieldDescriptor, ValueDescriptor } from './descriptor';
@@ -14,7 +15,7 @@ import { TEXT_TYPE } from './text';
  * Every value type (SPEC §3), in the order they are listed to users. Registering a type here is
  * all it takes for validation, storage, filters, sorting, search and formulas to know it.
  */
-export const VALUE_DESCRIPTORS = [STRING_TYPE, TEXT_TYPE, NUMBER_TYPE, BOOLEAN_TYPE, DATE_TYPE, DATETIME_TYPE, REFERENCE_TYPE, FILE_TYPE] as const;
+export const VALUE_DESCRIPTORS = [STRING_TYPE, TEXT_TYPE, NUMBER_TYPE, BOOLEAN_TYPE, DATE_TYPE, DATETIME_TYPE, REFERENCE_TYPE, FILE_TYPE, COUNTER_TYPE] as const;
 
 type Registered = (typeof VALUE_DESCRIPTORS)[number];
 export type ValueType = Registered['type'];

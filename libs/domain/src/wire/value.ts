@@ -12,6 +12,7 @@ export const ValueInputSchema = Type.Object(
     _id: Type.Optional(ObjectIdSchema),
     ...fieldSchemas('input'),
     language: Type.Optional(Type.String({ maxLength: 35 })),
+    counter: Type.Optional(Type.Number({ description: 'On a counter property: the step to its next number (1); the server sets the value.' })),
   },
   { additionalProperties: false },
 );

@@ -2,8 +2,8 @@ import { FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, VALUE_FIELDS, VALUE_TYPES, descri
 
 /** The registry of value types: the one list every other module reads. */
 describe('the value type registry', () => {
-  it('holds the eight types of SPEC §3, in order', () => {
-    expect(VALUE_TYPES).toEqual(['string', 'text', 'number', 'boolean', 'date', 'datetime', 'reference', 'file']);
+  it("holds the eight types of SPEC §3, in order, and Entu's counter (issue 33)", () => {
+    expect(VALUE_TYPES).toEqual(['string', 'text', 'number', 'boolean', 'date', 'datetime', 'reference', 'file', 'counter']);
     expect(VALUE_DESCRIPTORS.map((descriptor) => descriptor.type)).toEqual(VALUE_TYPES);
   });
 

@@ -21,7 +21,7 @@ import {
   type ObjectEntry,
 } from './format';
 import { writeNdjson } from './ndjson';
-import { CONTROL_COLLECTIONS, TENANT_COLLECTIONS } from './collections';
+import { CONTROL_COLLECTIONS, REBUILT_COLLECTIONS, TENANT_COLLECTIONS } from './collections';
 
 export interface BackupDeps {
   store: Store;
@@ -111,7 +111,7 @@ export async function exportDatabase(deps: BackupDeps, db: string, dir: string, 
   await mkdir(join(dir, OBJECTS_DIR));
 
   const tenant = store.database(db);
-  const known = new Set<string>(Object.values(TENANT_COLLECTIONS));
+  const known = new Set<string>([...Object.values(TENANT_COLLECTIONS), ...REBUILT_COLLECTIONS]);
   for (const { name } of await tenant.listCollections({}, { nameOnly: true }).toArray()) {
     if (!known.has(name) && !name.startsWith('system.')) options.report?.(`warning: collection "${name}" is not part of the export format: left out`);
   }

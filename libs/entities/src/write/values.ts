@@ -24,6 +24,7 @@ import { signedIn, type Tenant } from '../tenant';
 import { afterCommit, beforeCreate, creationOf, eventsOf, invalidate, outboxOf, publishNow, recordedAs } from './effects';
 import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
+import { withCounterNumbers } from './counters';
 
 /** What a write by a sign-in or a registration ceremony adds to the person's own (issue 20). */
 export interface CredentialWrite {
@@ -89,7 +90,8 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
     newEntityId: id,
     registering: options.registering === true,
   };
-  const result = applyWrite(undefined, items, ctx);
+  const numberedItems = await withCounterNumbers(deps, tenant, knownType, type.definitions, items, undefined, (trial) => applyWrite(undefined, trial, ctx));
+  const result = applyWrite(undefined, numberedItems, ctx);
   const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, true);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
   const { entity } = stored;
@@ -129,7 +131,8 @@ async function changeValues(
     const typeId = typeOf(current.entity.properties);
     const type = schema.typeOf(typeId);
     const ctx = writeContext(deps, caller, type.definitions, typeId === tenant.record.meta.person, credential?.verified);
-    const result = applyWrite(current.entity, items, ctx);
+    const numberedItems = await withCounterNumbers(deps, tenant, typeId, type.definitions, items, current.entity, (trial) => applyWrite(current.entity, trial, ctx));
+    const result = applyWrite(current.entity, numberedItems, ctx);
     const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, false);
     const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
     const { entity } = next;
