@@ -153,6 +153,7 @@ describe('HTTP basics', () => {
           '/api/auth/oidc/token',
           '/api/auth/passkey/options',
           '/api/auth/passkey',
+          '/api/auth/refresh',
           '/api/{db}/passkeys/options',
           '/api/{db}/passkeys',
           '/api/{db}',
