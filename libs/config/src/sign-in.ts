@@ -13,6 +13,8 @@ export interface OidcProvider {
 }
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+/** Paths beside `/api/auth/<provider>` (Entu's client starts a provider sign-in there, issue 33). */
+const RESERVED_NAMES = new Set(['oidc', 'passkey', 'refresh']);
 const DEFAULT_SCOPE = 'openid email profile';
 const PROVIDER_KEYS = new Set(['issuer', 'clientId', 'clientSecret', 'scope']);
 
@@ -35,6 +37,7 @@ export function parseOidcProviders(value: string): OidcProvider[] {
 function provider(name: string, entry: unknown): OidcProvider {
   const fail = (message: string) => new Error(`provider ${JSON.stringify(name.slice(0, 40))}: ${message}`);
   if (!PROVIDER_NAME.test(name)) throw fail('a name is 1 to 32 lower-case letters, digits and dashes');
+  if (RESERVED_NAMES.has(name)) throw fail(`${[...RESERVED_NAMES].join(', ')} name other paths under /api/auth: choose another name`);
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw fail('must be an object');
   const fields = entry as Record<string, unknown>;
   const unknown = Object.keys(fields).find((key) => !PROVIDER_KEYS.has(key));

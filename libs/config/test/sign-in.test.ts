@@ -27,6 +27,9 @@ describe('parseOidcProviders', () => {
     ['a scope without openid', JSON.stringify({ g: { ...google, scope: 'email' } })],
     ['an unknown field', JSON.stringify({ g: { ...google, redirect: 'x' } })],
     ['a $-operator as a field', JSON.stringify({ g: { ...google, clientId: { $ne: 1 } } })],
+    ['a name another path under /api/auth has (passkey)', JSON.stringify({ passkey: google })],
+    ['a name another path under /api/auth has (refresh)', JSON.stringify({ refresh: google })],
+    ['a name another path under /api/auth has (oidc)', JSON.stringify({ oidc: google })],
   ])('refuses %s', (_, value) => {
     expect(() => parseOidcProviders(value)).toThrow();
   });

@@ -87,5 +87,6 @@ export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-d
 export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSettings, type ProviderProfile, type SignInSettings } from './sign-in-settings';
 export { schemaVerdict, type SchemaVerdict } from './schema-version';
 export { SIGN_IN_CEILING_SECONDS, TOKEN_LIFETIME_SECONDS, checkRefreshable } from './token-refresh';
+export { returnAddressProblem, withSignInError, withSignInKey } from './sign-in-return';
 export { fromEntuSpelling, inEntuSpelling } from './entu-spelling';
 export { MAX_COUNTER_STEP, numbered, planCounters, type CounterRequest } from './counters';

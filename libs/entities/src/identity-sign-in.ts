@@ -89,3 +89,16 @@ async function personWithEmail(tenant: Tenant, email: string): Promise<string | 
   const found = await tenant.entities.matching({ filters: personsWithEmail(tenant.record.meta.person, email), terms: [] }, 2);
   return found.length === 1 ? found[0]!._id : undefined;
 }
+
+/**
+ * The databases where this identity is a person's, for a sign-in that names none (Entu's client
+ * after a provider sign-in, issue 33): every database's record id for it, looked up in one query.
+ * Revoked links do not count. Cost grows with the number of databases (one id each, one read).
+ */
+export async function databasesOfIdentity(deps: EntitiesDeps, identity: Identity): Promise<string[]> {
+  const subject = identityValue(identity);
+  const databases = (await deps.store.registry.allDatabases()).filter((database) => !database.deleting);
+  const ids = databases.map((database) => credentialRecordId(database._id, { property: '_identity', subject }));
+  const records = await deps.store.registry.keyRecords(ids);
+  return records.filter((record) => record.kind === 'identity' && !record.revokedAt).map((record) => record.db).sort();
+}

@@ -130,6 +130,11 @@ export class ControlDb {
     return (await this.keys.findOne({ _id: id })) ?? undefined;
   }
 
+  /** The records of these credentials that exist, revoked or not: one query. */
+  async keyRecords(ids: readonly string[]): Promise<KeyRecord[]> {
+    return ids.length === 0 ? [] : this.keys.find({ _id: { $in: [...ids] } }).toArray();
+  }
+
   /** Withdraws the record of a credential whose write did not happen. */
   async removeKey(db: string, valueId: string): Promise<void> {
     await this.keys.deleteOne({ db, value: valueId });

@@ -33,6 +33,7 @@ import { thumbnailRoutes } from './routes/thumbnails';
 import { webhookRoutes } from './routes/webhooks';
 import { Tenants } from './tenancy';
 import { oidcRoutes } from './routes/oidc';
+import { SignInKeys } from './auth/sign-in-keys';
 import { passkeyRoutes } from './routes/passkeys';
 import { oidcSignIn, passkeyCeremonies } from './auth/people';
 import { version } from './version';
@@ -75,9 +76,10 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     registry,
   });
   const limiter = new RateLimiter({ breaker: deps.cacheBreaker, logger, windowMs: config.RATE_LIMIT_WINDOW_MS, max: config.RATE_LIMIT_MAX, prefix: config.REDIS_PREFIX });
+  const signInKeys = new SignInKeys(deps.breaker, config.REDIS_PREFIX);
   const routes = [
     ...healthRoutes(deps, lifecycle, schema),
-    ...authRoutes(deps),
+    ...authRoutes(deps, tenants, signInKeys),
     ...entityRoutes(deps, tenants),
     ...aggregateRoutes(deps, tenants),
     ...historyRoutes(deps, tenants),
@@ -87,8 +89,9 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     ...thumbnailRoutes(deps, tenants),
     ...graphqlRoutes(deps, tenants),
     ...changeRoutes(deps, tenants, feed, new StreamTickets(deps.breaker, config.REDIS_PREFIX)),
-    ...oidcRoutes(deps, tenants, oidcSignIn(deps), new Set(parseRedirectUris(config.OIDC_REDIRECT_URIS))),
     ...passkeyRoutes(deps, tenants, passkeyCeremonies(deps)),
+    // After every other path under /api/auth: it ends with GET /api/auth/{provider}.
+    ...oidcRoutes(deps, tenants, oidcSignIn(deps), new Set(parseRedirectUris(config.OIDC_REDIRECT_URIS)), signInKeys),
     ...statisticsRoutes(deps, tenants),
   ];
   // The document first: `/api/{db}` would otherwise take `/api/openapi.json` for a database's name.

@@ -154,6 +154,7 @@ describe('HTTP basics', () => {
           '/api/auth/passkey/options',
           '/api/auth/passkey',
           '/api/auth/refresh',
+          '/api/auth/{provider}',
           '/api/{db}/passkeys/options',
           '/api/{db}/passkeys',
           '/api/{db}',

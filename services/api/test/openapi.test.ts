@@ -79,6 +79,7 @@ describe('the OpenAPI document', () => {
       refreshToken: required,
       // People's sign-in (issue 20): their own credentials are in the body or at the provider.
       startOidcSignIn: none,
+      startProviderSignIn: none,
       finishOidcSignIn: none,
       exchangeOidcCode: none,
       passkeySignInOptions: none,

@@ -7,15 +7,24 @@ import { SingleUse } from './single-use';
 /** How long a person may take at their provider between the start of a sign-in and its callback. */
 export const SIGN_IN_SECONDS = 600;
 
-/** A sign-in under way, kept under its `state` until the provider calls back. */
-export interface PendingSignIn {
-  provider: string;
+/** The code flow's return: the app's exact `redirect`, with a one-time code for `db`. */
+export interface CodeReturn {
   db: string;
   redirect: string;
   /** The app's own state, handed back with the one-time code (its guard against login CSRF). */
   appState?: string;
-  verifier: string;
-  nonce: string;
+}
+
+/** Entu's client's return (issue 33): its `next` address, with a one-time sign-in key and no database chosen yet. */
+export interface KeyReturn {
+  next: string;
+}
+
+/** A sign-in under way, kept under its `state` until the provider calls back. */
+export type PendingSignIn = { provider: string; verifier: string; nonce: string } & (CodeReturn | KeyReturn);
+
+export function returnsWithKey(pending: PendingSignIn): pending is PendingSignIn & KeyReturn {
+  return 'next' in pending;
 }
 
 /** What a provider's verified answer says of the person. */
@@ -61,13 +70,12 @@ export class OidcSignIn {
   }
 
   /** The provider's authorization URL for a new sign-in, its checks kept until the callback. */
-  async start(request: Omit<PendingSignIn, 'verifier' | 'nonce'> & { loginHint?: string }): Promise<URL> {
-    const provider = this.providers.get(request.provider)!;
+  async start(name: string, back: CodeReturn | KeyReturn, loginHint?: string): Promise<URL> {
+    const provider = this.providers.get(name)!;
     const configuration = await this.configuration(provider);
     const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
-    const { loginHint, ...kept } = request;
-    const state = await this.pending.issue({ ...kept, verifier, nonce });
+    const state = await this.pending.issue({ provider: name, ...back, verifier, nonce });
     return client.buildAuthorizationUrl(configuration, {
       redirect_uri: this.callbackUrl(provider.name),
       scope: provider.scope,

@@ -1,39 +1,53 @@
 import { AuthResultSchema, DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { grantOf, unauthorized } from '../auth/authenticate';
-import { refreshSignIn, signInWithApiKey } from '@entia/entities';
+import { databasesOfIdentity, refreshSignIn, signInWithApiKey, signInWithIdentity, type SignIn } from '@entia/entities';
 import { signInAnswer } from '../auth/answer';
+import { SignInKeys } from '../auth/sign-in-keys';
 import { TokenKeys } from '../auth/tokens';
 import type { Deps } from '../deps';
+import { HttpProblem } from '../http/problem';
 import { defineRoute, type Route } from '../http/route';
+import type { Tenants } from '../tenancy';
 
 const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
 
-/** GET /api/auth: an API key for a 48 h JWT (interface §5, SPEC §6); GET /api/auth/refresh: a fresh one for a valid one. */
-export function authRoutes(deps: Deps): Route[] {
+const Database = Type.String({ pattern: DATABASE_SPELLING_PATTERN, description: 'Limit the token to this database.' });
+
+/**
+ * GET /api/auth: an API key (or a provider sign-in's one-time key, issue 33) for a 48 h JWT
+ * (interface §5, SPEC §6); GET /api/auth/refresh: a fresh one for a valid one.
+ */
+export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys): Route[] {
   const signingKey = TokenKeys.fromConfig(deps.config).signing;
   return [
     defineRoute({
       method: 'get',
       path: '/api/auth',
       operationId: 'authenticate',
-      summary: 'Exchange an API key (Authorization: Bearer <API key>) for a JWT valid 48 hours.',
+      summary:
+        'Exchange an API key (Authorization: Bearer <API key>) for a JWT valid 48 hours. The one-time key a provider sign-in started at ' +
+        'GET /api/auth/{provider} returned with is exchanged here too, once, within 5 minutes; without `db` it opens the one database that knows its person.',
       tags: ['auth'],
       // The bearer here is an API key, not a token: this route reads it itself.
       auth: 'none',
       security: 'apiKey',
       query: Type.Object(
-        { db: Type.Optional(Type.String({ pattern: DATABASE_SPELLING_PATTERN, description: 'Limit the token to this database.' })) },
+        { db: Type.Optional(Database), account: Type.Optional({ ...Database, description: "Entu's other name for `db`." }) },
         { additionalProperties: false },
       ),
       responses: {
         200: { description: 'The databases the key opens, and the token.', schema: AuthResultSchema },
-        401: { description: 'Missing, unknown or revoked API key.' },
+        401: { description: 'Missing, unknown or revoked API key; an unknown, used or expired one-time key; an identity no database knows.' },
+        404: { description: 'A one-time key with `db` naming no database.' },
+        409: { description: 'A one-time key without `db` whose person several databases know: sign in again naming one.' },
       },
       handler: async ({ query, req, res }) => {
         const match = KEY.exec(req.headers.authorization ?? '');
         if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
-        res.json(signInAnswer(await signInWithApiKey(deps.store, match[1]!, query.db), signingKey));
+        const db = query.db ?? query.account;
+        const signIn = SignInKeys.isOne(match[1]!) ? await withSignInKey(match[1]!, db) : await signInWithApiKey(deps.store, match[1]!, db);
+        res.set('Cache-Control', 'no-store').json(signInAnswer(signIn, signingKey));
       },
     }),
     defineRoute({
@@ -58,4 +72,21 @@ export function authRoutes(deps: Deps): Route[] {
       },
     }),
   ];
+
+  /**
+   * A provider sign-in's one-time key, taken: its person signs in to `db`, or without one to the
+   * one database that knows the identity. A named database is checked before the key is spent.
+   */
+  async function withSignInKey(key: string, db: string | undefined): Promise<SignIn> {
+    const named = db === undefined ? undefined : await tenants.resolve(db, undefined);
+    const person = await signInKeys.take(key);
+    if (!person) throw unauthorized('Unknown, used or expired sign-in key: sign in again.');
+    if (named) return signInWithIdentity(deps, named, person.identity, person.profile);
+    const databases = await databasesOfIdentity(deps, person.identity);
+    if (databases.length === 0) throw unauthorized('This identity is not a person of any database: sign in again naming the database (db) to join one.');
+    if (databases.length > 1) {
+      throw new HttpProblem(409, 'choose-database', 'Conflict', `This identity is a person of several databases (${databases.join(', ')}): sign in again naming one (db).`);
+    }
+    return signInWithIdentity(deps, await tenants.resolve(databases[0]!, undefined), person.identity, person.profile);
+  }
 }

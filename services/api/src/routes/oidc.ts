@@ -1,9 +1,10 @@
-import { AuthResultSchema, DATABASE_SPELLING_PATTERN, DomainError } from '@entia/domain';
+import { AuthResultSchema, DATABASE_SPELLING_PATTERN, DomainError, returnAddressProblem, withSignInError, withSignInKey } from '@entia/domain';
 import { liveKey, signInOf, signInWithIdentity } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
-import { OidcSignIn, ProviderUnavailable, type PendingSignIn } from '../auth/oidc';
+import { OidcSignIn, ProviderUnavailable, returnsWithKey, type CodeReturn, type KeyReturn, type PendingSignIn } from '../auth/oidc';
+import type { SignInKeys } from '../auth/sign-in-keys';
 import { SingleUse } from '../auth/single-use';
 import { TokenKeys } from '../auth/tokens';
 import type { Deps } from '../deps';
@@ -31,6 +32,14 @@ const StartQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const EntuStartQuery = Type.Object(
+  {
+    next: Type.String({ minLength: 1, maxLength: 2048, description: "Where to return with the one-time key: at one of OIDC_REDIRECT_URIS (origin and path; the query is the app's)." }),
+    login_hint: Type.Optional(Type.String({ maxLength: 256, description: 'Passed on to the provider (e.g. the e-mail to sign in with).' })),
+  },
+  { additionalProperties: false },
+);
+
 // Providers add parameters of their own (session_state, scope, authuser…): the library reads what it needs.
 const CallbackQuery = Type.Object({ state: Type.String({ maxLength: 512, description: 'The sign-in this answer belongs to.' }) }, { additionalProperties: true });
 
@@ -48,7 +57,7 @@ function back(redirect: string, parameters: Record<string, string | undefined>):
  * callback ends at the app's redirect URI with a one-time code (never a token in a URL), and the
  * app exchanges the code by POST for the same answer as `GET /api/auth`.
  */
-export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redirects: ReadonlySet<string>): Route[] {
+export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redirects: ReadonlySet<string>, signInKeys: SignInKeys): Route[] {
   const signingKey = TokenKeys.fromConfig(deps.config).signing;
   const codes = new SingleUse<CodeFor>(deps.breaker, `${deps.config.REDIS_PREFIX}:oidc:code`, CODE_SECONDS);
   const knownProvider = (name: string) => {
@@ -77,19 +86,7 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
         knownProvider(params.provider);
         if (!redirects.has(query.redirect)) throw problems.invalidRequest('`redirect` must be one of the addresses in OIDC_REDIRECT_URIS, exactly.');
         await tenants.resolve(query.db, undefined);
-        let location: URL;
-        try {
-          location = await oidc.start({
-            provider: params.provider,
-            db: query.db,
-            redirect: query.redirect,
-            ...(query.state === undefined ? {} : { appState: query.state }),
-            ...(query.login_hint === undefined ? {} : { loginHint: query.login_hint }),
-          });
-        } catch (error) {
-          if (error instanceof ProviderUnavailable) throw problems.unavailable(`The sign-in provider "${params.provider}" cannot be reached now.`);
-          throw error;
-        }
+        const location = await started(params.provider, { db: query.db, redirect: query.redirect, ...(query.state === undefined ? {} : { appState: query.state }) }, query.login_hint);
         res.set('Cache-Control', 'no-store').redirect(302, location.href);
       },
     }),
@@ -136,11 +133,46 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
         res.set('Cache-Control', 'no-store').json(signInAnswer(signInOf(live), signingKey));
       },
     }),
+    // Last: `/api/auth/{provider}` would take the other one-segment paths under /api/auth.
+    defineRoute({
+      method: 'get',
+      path: '/api/auth/{provider}',
+      operationId: 'startProviderSignIn',
+      summary:
+        "Start signing in with an OpenID provider the way Entu's web client does: answers 302 to the provider. The sign-in ends at `next` with a one-time key " +
+        'appended (`…?key=` + key; exchange it with GET /api/auth within 5 minutes, once), or with `error` and `error_description`.',
+      tags: ['auth'],
+      auth: 'none',
+      params: ProviderPath,
+      query: EntuStartQuery,
+      responses: {
+        302: { description: 'To the provider.' },
+        400: { description: '`next` is not at one of the addresses in OIDC_REDIRECT_URIS, or a parameter is malformed.' },
+        404: { description: 'No such provider.' },
+        503: { description: 'The provider (or Redis) cannot be reached now.' },
+      },
+      handler: async ({ params, query, res }) => {
+        knownProvider(params.provider);
+        const problem = returnAddressProblem(query.next, [...redirects]);
+        if (problem) throw problems.invalidRequest(`${problem}.`);
+        res.set('Cache-Control', 'no-store').redirect(302, (await started(params.provider, { next: query.next }, query.login_hint)).href);
+      },
+    }),
   ];
 
-  /** The address the callback returns to: the app's, with a code, or with the reason it was refused. */
+  async function started(provider: string, back: CodeReturn | KeyReturn, loginHint: string | undefined): Promise<URL> {
+    try {
+      return await oidc.start(provider, back, loginHint);
+    } catch (error) {
+      if (error instanceof ProviderUnavailable) throw problems.unavailable(`The sign-in provider "${provider}" cannot be reached now.`);
+      throw error;
+    }
+  }
+
+  /** The address the callback returns to: the app's, with a code or a one-time key, or with the reason it was refused. */
   async function finish(pending: PendingSignIn, state: string, search: string): Promise<string> {
-    const refused = (description: string, error = 'access_denied') => back(pending.redirect, { error, error_description: description, state: pending.appState });
+    const refused = (description: string, error = 'access_denied') =>
+      returnsWithKey(pending) ? withSignInError(pending.next, error, description) : back(pending.redirect, { error, error_description: description, state: pending.appState });
     let person;
     try {
       person = await oidc.finish(pending, state, search);
@@ -150,6 +182,8 @@ export function oidcRoutes(deps: Deps, tenants: Tenants, oidc: OidcSignIn, redir
       deps.logger.info({ provider: pending.provider, reason: (error as Error).message }, 'oidc sign-in refused');
       return refused('The provider\'s answer was refused.');
     }
+    // Entu's client chooses the database afterwards, at GET /api/auth: the key stands for the person until then.
+    if (returnsWithKey(pending)) return withSignInKey(pending.next, await signInKeys.issue(person));
     try {
       const tenant = await tenants.resolve(pending.db, undefined);
       const signIn = await signInWithIdentity(deps, tenant, person.identity, person.profile);
