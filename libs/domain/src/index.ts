@@ -21,7 +21,7 @@ export { checkDefinition, checkSiblings, definitionFrom, definitionMap, searchab
 export { checkPlacement, definitionParent } from './definitions/placement';
 export { compileType, type CompiledType } from './definitions/compiled';
 export { describeDefinition, describeSchema } from './definitions/describe';
-export { READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, assertDatabaseOwner, assertMayDelete, callerTags, canRead, hasRight, mayAddress, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
+export { DENIAL_PROPERTY, PERSON_LIST_PROPERTIES, READ_ACCESS_PROPERTIES, RIGHTS, RIGHT_PROPERTIES, SHARING, holdersOf, isPersonList, assertDatabaseOwner, assertMayDelete, callerTags, canRead, hasRight, mayAddress, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right, type Sharing } from './rights';
 export { applyWrite, assertOwned, isMandatory, type ReferenceCheck, type ValueInput, type WriteContext, type WriteResult } from './write';
 export { findValue, removeValue } from './remove';
 export {

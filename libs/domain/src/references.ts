@@ -1,6 +1,6 @@
 import { referencesOf, type Properties } from './entity';
 import { forbidden, invalid, type FieldError } from './errors';
-import { RIGHT_PROPERTIES, canRead, hasRight, type Caller } from './rights';
+import { canRead, hasRight, isPersonList, type Caller } from './rights';
 import type { ReferenceCheck } from './write';
 
 /** The ids of a database's meta-types (SPEC §4), fixed when the database is created. */
@@ -40,7 +40,7 @@ export function checkReferences(
   const errors: FieldError[] = [];
   for (const { pointer, property, id } of checks) {
     const target = targets.get(id);
-    if ((RIGHT_PROPERTIES as readonly string[]).includes(property)) {
+    if (isPersonList(property)) {
       // Sharing with a colleague must not need the right to read their person entity: a right
       // list only has to name a person of this database.
       if (!target || typeOf(target) !== meta.person) errors.push({ pointer, message: `${id} is not a person of this database` });

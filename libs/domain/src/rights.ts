@@ -9,6 +9,27 @@ const LEVEL: Record<Right, number> = { viewer: 1, expander: 2, editor: 3, owner:
 
 export const RIGHT_PROPERTIES = ['_owner', '_editor', '_expander', '_viewer'] as const;
 
+/**
+ * Entu's denial (issue 33): the persons it names hold no right on the entity, whether the right is
+ * its own or inherited, and pass it on to no child. It does not override `_sharing` (a `domain` or
+ * `public` entity stays readable to them as to everyone).
+ */
+export const DENIAL_PROPERTY = '_noaccess';
+
+/** The person lists of an entity: its rights and its denial (each must name persons of the database). */
+export const PERSON_LIST_PROPERTIES = [...RIGHT_PROPERTIES, DENIAL_PROPERTY] as const;
+
+export function isPersonList(name: string): boolean {
+  return (PERSON_LIST_PROPERTIES as readonly string[]).includes(name);
+}
+
+/** The persons who hold `right` on the entity: its values, less the denied. */
+export function holdersOf(properties: Properties, right: (typeof RIGHT_PROPERTIES)[number]): string[] {
+  const denied = referencesOf(properties, DENIAL_PROPERTY);
+  const holders = referencesOf(properties, right);
+  return denied.length === 0 ? holders : holders.filter((person) => !denied.includes(person));
+}
+
 export const SHARING = ['private', 'domain', 'public'] as const;
 export type Sharing = (typeof SHARING)[number];
 
@@ -24,7 +45,7 @@ export function sharingOf(properties: Properties): Sharing {
 
 /** The highest right `personId` holds on the entity through its right lists, if any. */
 export function rightOf(properties: Properties, personId: string | undefined): Right | undefined {
-  if (personId === undefined) return undefined;
+  if (personId === undefined || referencesOf(properties, DENIAL_PROPERTY).includes(personId)) return undefined;
   return RIGHTS.find((right) => referencesOf(properties, `_${right}`).includes(personId));
 }
 
@@ -47,18 +68,18 @@ export function canRead(properties: Properties, caller: Caller): boolean {
  * what they could copy by hand; a holder left without owners copies only public values.
  */
 export function ownersCanRead(holder: Properties, source: Properties): boolean {
-  return canRead(source, {}) || referencesOf(holder, '_owner').some((personId) => canRead(source, { personId }));
+  return canRead(source, {}) || holdersOf(holder, '_owner').some((personId) => canRead(source, { personId }));
 }
 
 /** The properties whose values decide who may read an entity (`canRead`, `readAccess`). */
-export const READ_ACCESS_PROPERTIES = [...RIGHT_PROPERTIES, '_sharing'] as const;
+export const READ_ACCESS_PROPERTIES = [...PERSON_LIST_PROPERTIES, '_sharing'] as const;
 
 /**
  * The access list stored on the entity document, which every read is filtered by: the persons
  * holding any right, plus `domain` or `public` by `_sharing`. It must always say what `canRead` says.
  */
 export function readAccess(properties: Properties): string[] {
-  const persons = RIGHT_PROPERTIES.flatMap((name) => referencesOf(properties, name));
+  const persons = RIGHT_PROPERTIES.flatMap((name) => holdersOf(properties, name));
   const sharing = sharingOf(properties);
   return [...new Set([...persons, ...(sharing === 'private' ? [] : [sharing])])];
 }

@@ -1,9 +1,9 @@
 import { parseFeedFilter } from './changes/feed-query';
-import { first, referencesOf, type Entity, type Properties } from './entity';
+import { first, type Entity, type Properties } from './entity';
 import { DomainError, forbidden, invalid, type FieldError } from './errors';
 import type { Filter } from './query/ast';
 import { typeOf, type MetaTypes } from './references';
-import { hasRight, type Caller } from './rights';
+import { hasRight, holdersOf, type Caller } from './rights';
 import type { Value } from './values/types';
 
 /** Longest webhook `url`, in characters. */
@@ -125,7 +125,7 @@ export function webhookOf(entity: Entity): Webhook | undefined {
     filters,
     secret,
     active: first(properties, 'active')?.boolean !== false,
-    owners: referencesOf(properties, '_owner'),
+    owners: holdersOf(properties, '_owner'),
     createdAt: first(properties, '_created')?.datetime ?? '',
   };
 }

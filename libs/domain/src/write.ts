@@ -3,7 +3,7 @@ import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
 import { credentialProblem, isCredentialProperty, isOwnCredential, newCredential, type NewCredential, type VerifiedCredential } from './credentials';
-import { RIGHT_PROPERTIES, hasRight, type Caller } from './rights';
+import { PERSON_LIST_PROPERTIES, holdersOf, isPersonList, hasRight, type Caller } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
 import type { Value, ValueField } from './values/types';
 
@@ -58,10 +58,10 @@ export interface WriteResult {
   credentials: NewCredential[];
 }
 
-/** The right property other than `type` that holds value `id`, when `type` is a right too. */
+/** The person list other than `type` that holds value `id`, when `type` is one too (a right moved to another level, or denied). */
 function otherRightHolding(properties: Properties, type: string, id: string): string | undefined {
-  if (!(RIGHT_PROPERTIES as readonly string[]).includes(type)) return undefined;
-  return RIGHT_PROPERTIES.find((right) => right !== type && (properties[right] ?? []).some((v) => v._id === id));
+  if (!isPersonList(type)) return undefined;
+  return PERSON_LIST_PROPERTIES.find((list) => list !== type && (properties[list] ?? []).some((v) => v._id === id));
 }
 
 const clone = (properties: Properties): Properties =>
@@ -203,9 +203,9 @@ function assertMandatoryGiven(properties: Properties, definitions: ReadonlyMap<s
   );
 }
 
-/** SPEC §6: the last `_owner` cannot be removed. */
+/** SPEC §6: the last `_owner` cannot be removed, nor denied. */
 export function assertOwned(properties: Properties): void {
-  if ((properties._owner ?? []).length === 0) {
+  if (holdersOf(properties, '_owner').length === 0) {
     throw invalid('The last _owner cannot be removed.', [{ pointer: '', message: 'an entity keeps at least one _owner' }]);
   }
 }

@@ -101,6 +101,8 @@ describe('deliveryOf', () => {
     ['signed in, domain', undefined, owned(val('_sharing', { string: 'domain' })).properties, caller(STRANGER), '', 'in-view'],
     ['viewer loses the right', owned(viewer).properties, owned().properties, caller(VIEWER), '', 'left-view'],
     ['viewer gains the right', owned().properties, owned(viewer).properties, caller(VIEWER), '', 'in-view'],
+    ['viewer denied (_noaccess)', owned(viewer).properties, owned(viewer, val('_noaccess', { reference: VIEWER })).properties, caller(VIEWER), '', 'left-view'],
+    ['viewer denied, then changed', owned(viewer, val('_noaccess', { reference: VIEWER })).properties, owned(viewer, val('_noaccess', { reference: VIEWER }), val('title', { string: 'b' })).properties, caller(VIEWER), '', undefined],
     ['deleted', owned().properties, undefined, caller(OWNER), '', 'left-view'],
     ['enters the filter', owned(val('pages', { number: 50 })).properties, owned(val('pages', { number: 150 })).properties, caller(OWNER), 'pages.number.gte=100', 'in-view'],
     ['leaves the filter', owned(val('pages', { number: 150 })).properties, owned(val('pages', { number: 50 })).properties, caller(OWNER), 'pages.number.gte=100', 'left-view'],
@@ -122,6 +124,11 @@ describe('deliveryOf', () => {
   it('any of several callers (a webhook\'s owners) may read it', () => {
     const record = changeRecordOf(undefined, owned(viewer), person, 1)!;
     expect(deliveryOf(record, [caller(STRANGER), caller(VIEWER)], [])).toBe('in-view');
+  });
+
+  it("a webhook's owner denied on the entity receives nothing of it", () => {
+    const record = changeRecordOf(undefined, owned(viewer, val('_noaccess', { reference: VIEWER })), person, 1)!;
+    expect(deliveryOf(record, [caller(STRANGER), caller(VIEWER)], [])).toBeUndefined();
   });
 });
 

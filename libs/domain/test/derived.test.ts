@@ -84,6 +84,13 @@ describe('_inheritrights', () => {
     expect(properties._editor!.map((v) => v.inherited ?? false)).toEqual([false]);
   });
 
+  it("passes on none of a parent's denied persons (_noaccess)", () => {
+    const denying = props({ ...parent, _noaccess: [val('_noaccess', { reference: VIEWER })] });
+    const { properties } = inheritRights(child(true), [denying], stamp, counter());
+    expect(properties._viewer!.map((v) => v.reference)).toEqual([EDITOR]);
+    expect(properties._noaccess).toBeUndefined();
+  });
+
   it('is stable: a second run keeps the same values and ids', () => {
     const first = inheritRights(child(true), [parent], stamp, counter());
     const second = inheritRights(first.properties, [parent], stamp, counter(0x9000));

@@ -1,4 +1,4 @@
-import { RIGHTS, callerTags, canRead, hasRight, readAccess, rightOf, sharingOf, type Caller, type Right } from '@entia/domain';
+import { RIGHTS, callerTags, canRead, hasRight, holdersOf, ownersCanRead, readAccess, rightOf, sharingOf, type Caller, type Right } from '@entia/domain';
 import { EDITOR, EXPANDER, OWNER, STRANGER, VIEWER, hexId, propertiesWith, val } from './fixtures';
 
 const HOLDERS: Record<Right, string> = { owner: OWNER, editor: EDITOR, expander: EXPANDER, viewer: VIEWER };
@@ -88,6 +88,7 @@ describe('readAccess says what canRead says', () => {
       expander: pick(rnd),
       viewer: pick(rnd),
       ...(sharing === undefined ? {} : { sharing }),
+      extra: rnd(2) === 0 ? {} : { _noaccess: pick(rnd).map((reference) => val('_noaccess', { reference })) },
     });
   });
   const callers: Caller[] = [{}, ...people.map((personId) => ({ personId })), { personId: hexId(0xbf) }];
@@ -114,5 +115,49 @@ describe('readAccess says what canRead says', () => {
     const properties = propertiesWith({ owner: [OWNER], editor: [], viewer: [], expander: [], extra: { friend: [val('friend', { reference: STRANGER })] } });
     expect(readAccess(properties)).toEqual([OWNER]);
     expect(canRead(properties, { personId: STRANGER })).toBe(false);
+  });
+});
+
+describe('_noaccess: the persons it names hold no right, whatever the lists say', () => {
+  const denied = (ids: string[]) => ({ _noaccess: ids.map((reference) => val('_noaccess', { reference })) });
+
+  it.each<[string, Right | undefined, boolean]>([
+    [OWNER, undefined, false],
+    [EDITOR, undefined, false],
+    [EXPANDER, undefined, false],
+    [VIEWER, undefined, false],
+  ])('%s, denied on a private entity: right %s, reads %s', (personId, right, reads) => {
+    const properties = propertiesWith({ owner: [OWNER, hexId(0xa9)], extra: denied([OWNER, EDITOR, EXPANDER, VIEWER]) });
+    expect(rightOf(properties, personId)).toBe(right);
+    expect(canRead(properties, { personId })).toBe(reads);
+    expect(readAccess(properties)).not.toContain(personId);
+  });
+
+  it('denies inherited rights as well as the entity’s own', () => {
+    const properties = propertiesWith({ extra: { _viewer: [val('_viewer', { reference: STRANGER, inherited: true })], ...denied([STRANGER]) } });
+    expect(rightOf(properties, STRANGER)).toBeUndefined();
+    expect(canRead(properties, { personId: STRANGER })).toBe(false);
+  });
+
+  it('leaves everyone else as they were', () => {
+    const properties = propertiesWith({ extra: denied([VIEWER]) });
+    expect([rightOf(properties, OWNER), rightOf(properties, EDITOR), rightOf(properties, EXPANDER)]).toEqual(['owner', 'editor', 'expander']);
+    expect(readAccess(properties).sort()).toEqual([OWNER, EDITOR, EXPANDER].sort());
+  });
+
+  it('does not override sharing: a domain or public entity stays readable to the denied, with no right', () => {
+    for (const sharing of ['domain', 'public']) {
+      const properties = propertiesWith({ sharing, extra: denied([VIEWER]) });
+      expect(canRead(properties, { personId: VIEWER })).toBe(true);
+      expect(hasRight(properties, { personId: VIEWER }, 'viewer')).toBe(false);
+    }
+  });
+
+  it('a denied owner copies nothing into the entity: holdersOf and ownersCanRead leave them out', () => {
+    const holder = propertiesWith({ owner: [OWNER, EDITOR], extra: denied([OWNER]) });
+    expect(holdersOf(holder, '_owner')).toEqual([EDITOR]);
+    const readableByOwnerOnly = propertiesWith({ owner: [OWNER], editor: [], expander: [], viewer: [] });
+    expect(ownersCanRead(holder, readableByOwnerOnly)).toBe(false);
+    expect(ownersCanRead(propertiesWith({ owner: [OWNER] }), readableByOwnerOnly)).toBe(true);
   });
 });

@@ -368,6 +368,29 @@ describe("applyWrite: a right value sent under another right moves its person to
   it('a value of a property that is no right is not moved into one', () => {
     expect(pointers(() => update(OWNER, [{ type: '_editor', _id: NAME, reference: VIEWER }]))).toEqual(['/0/_id']);
   });
+
+  it('a right moved to _noaccess denies its person, in one write; moved back, it is a right again', () => {
+    const entity = existing();
+    const id = idOf(entity, '_viewer');
+    const denied = update(OWNER, [{ type: '_noaccess', _id: id, reference: VIEWER }], entity);
+    expect(holders(denied)._viewer).toEqual([]);
+    expect(denied.properties._noaccess!.map((v) => [v._id, v.reference])).toEqual([[id, VIEWER]]);
+    const restored = update(OWNER, [{ type: '_viewer', _id: id, reference: VIEWER }], { ...entity, properties: denied.properties });
+    expect(holders(restored)._viewer).toEqual([VIEWER]);
+    expect(restored.properties._noaccess).toBeUndefined();
+  });
+
+  it('the last owner can be neither moved to _noaccess nor denied beside their right; one of two can', () => {
+    const entity = existing();
+    expect(pointers(() => update(OWNER, [{ type: '_noaccess', _id: idOf(entity, '_owner'), reference: OWNER }], entity))).toEqual(['']);
+    expect(pointers(() => update(OWNER, [{ type: '_noaccess', reference: OWNER }], entity))).toEqual(['']);
+    const two = existing({ owner: [OWNER, EDITOR], editor: [] });
+    expect(update(OWNER, [{ type: '_noaccess', reference: EDITOR }], two).properties._noaccess!.map((v) => v.reference)).toEqual([EDITOR]);
+  });
+
+  it('only owners deny', () => {
+    expect(thrown(() => update(EDITOR, [{ type: '_noaccess', reference: VIEWER }], existing())).kind).toBe('forbidden');
+  });
 });
 
 describe('applyWrite: API keys', () => {

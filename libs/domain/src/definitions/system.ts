@@ -20,6 +20,7 @@ export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new M
     rightList('_editor'),
     rightList('_expander'),
     rightList('_viewer'),
+    rightList('_noaccess'),
     { ...base, name: '_inheritrights', type: 'boolean', list: false, writeRight: 'owner' },
     { ...base, name: '_api_key', type: 'string', list: true, writeRight: 'owner', secret: true },
     { ...base, name: '_identity', type: 'string', list: true, writeRight: 'owner' },

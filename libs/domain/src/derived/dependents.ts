@@ -1,5 +1,5 @@
 import type { FormulaPath } from '../formula/ast';
-import { READ_ACCESS_PROPERTIES, RIGHT_PROPERTIES } from '../rights';
+import { PERSON_LIST_PROPERTIES, READ_ACCESS_PROPERTIES } from '../rights';
 
 /** What changed on an entity, as far as other entities can tell. */
 export interface EntityChange {
@@ -19,7 +19,7 @@ export interface Dependents {
   referenced: boolean;
   /** The entities referencing it: their `<ref>.…` formulas and reference labels read it. */
   referrers: boolean;
-  /** Its children: with `_inheritrights` they copy its rights. */
+  /** Its children: with `_inheritrights` they copy its rights (less its denied persons). */
   children: boolean;
 }
 
@@ -41,6 +41,6 @@ export function dependentsOf(paths: readonly FormulaPath[], change: EntityChange
     parents: reads('child', touched('_parent') || access),
     referenced: reads('referrer', change.references || access),
     referrers: touched('name') || access || reads('reference', false),
-    children: !all && RIGHT_PROPERTIES.some(touched),
+    children: !all && PERSON_LIST_PROPERTIES.some(touched),
   };
 }

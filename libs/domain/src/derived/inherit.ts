@@ -1,5 +1,5 @@
 import { first, newProperties, type Properties } from '../entity';
-import { RIGHT_PROPERTIES } from '../rights';
+import { RIGHT_PROPERTIES, holdersOf } from '../rights';
 import type { Value } from '../values/types';
 
 export function inheritsRights(properties: Properties): boolean {
@@ -26,7 +26,8 @@ export function inheritRights(
     const values = properties[right] ?? [];
     const explicit = values.filter((value) => !value.inherited);
     const previous = new Map(values.filter((value) => value.inherited).map((value) => [value.reference, value]));
-    const wanted = new Set(inheriting ? parents.flatMap((parent) => (parent[right] ?? []).flatMap((value) => (value.reference ? [value.reference] : []))) : []);
+    // A parent's denied persons hold nothing there, so they pass nothing on (Entu's `_noaccess`).
+    const wanted = new Set(inheriting ? parents.flatMap((parent) => holdersOf(parent, right)) : []);
     for (const value of explicit) wanted.delete(value.reference!);
     const inherited: Value[] = [...wanted].map(
       (person) => previous.get(person) ?? { _id: newId(), type: right, reference: person, inherited: true, created: stamp },

@@ -32,8 +32,8 @@ export function needsOwnRefresh(schema: SchemaView, change: EntityChanged): bool
   if (change.properties.includes('_inheritrights')) return true;
   if (change.inherits && change.properties.includes('_parent')) return true;
   // Its owners decide which labels it may show of the entities it references (issue 14). A new
-  // entity's write labelled all of them for its first owners.
-  if (change.event === 'updated' && change.properties.includes('_owner')) return true;
+  // entity's write labelled all of them for its first owners. A denied owner is no longer one.
+  if (change.event === 'updated' && (change.properties.includes('_owner') || change.properties.includes('_noaccess'))) return true;
   return schema.typeOf(change.type).formulas.some((formula) => formula.paths.length > 0);
 }
 
