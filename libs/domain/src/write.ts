@@ -80,6 +80,8 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
   const errors: FieldError[] = [];
   const replacedHere = new Set<string>();
   const overwritten = new Set<string>();
+  // Without it no property but the system's is known: say that, not "unknown property" for each.
+  if (creating && !items.some((item) => item.type === '_type')) throw typeMissing();
 
   items.forEach((item, index) => {
     const at = `/${index}`;
@@ -164,10 +166,14 @@ export function applyWrite(existing: Entity | undefined, items: ValueInput[], ct
   return result;
 }
 
+function typeMissing() {
+  return invalid('An entity needs its _type: send {"type": "_type", "reference": "<its type\'s id>"} with its values; nothing was written.', [
+    { pointer: '', message: 'exactly one _type value with a reference is required' },
+  ]);
+}
+
 function completeNewEntity(properties: Properties, result: WriteResult, ctx: WriteContext): void {
-  if ((properties._type ?? []).length !== 1) {
-    throw invalid('An entity needs its _type.', [{ pointer: '', message: 'exactly one _type value with a reference is required' }]);
-  }
+  if ((properties._type ?? []).length !== 1) throw typeMissing();
   const stamp = { at: ctx.now, by: ctx.caller.personId };
   const added: Value[] = [];
   if (!ctx.registering && !(properties._owner ?? []).some((v) => v.reference === ctx.caller.personId)) {

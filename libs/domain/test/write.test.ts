@@ -1,4 +1,4 @@
-import { MAX_CREDENTIALS, applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
+import { MAX_CREDENTIALS, SYSTEM_DEFINITIONS, applyWrite, type Entity, type ValueInput, type WriteResult } from '@entia/domain';
 import {
   EDITOR,
   ENTITY,
@@ -106,6 +106,10 @@ describe('applyWrite: creating an entity', () => {
     const error = thrown(() => create(STRANGER, [{ type: 'name', string: 'New' }]));
     expect(error.kind).toBe('invalid');
     expect(error.errors).toEqual([{ pointer: '', message: expect.stringContaining('_type') }]);
+    // Said as such, not as "unknown property" for each value (no type: nothing but system properties is known).
+    expect(error.message).toContain('An entity needs its _type');
+    const untyped = thrown(() => create(STRANGER, [{ type: 'title', string: 'New' }], { definitions: SYSTEM_DEFINITIONS }));
+    expect([untyped.message, untyped.errors]).toEqual([expect.stringContaining('An entity needs its _type'), [{ pointer: '', message: expect.stringContaining('_type') }]]);
   });
 
   it('needs exactly one _type', () => {

@@ -108,6 +108,14 @@ describe('authentication (SPEC §6)', () => {
       expectProblem(await exchange(header()), 401);
     });
 
+    it('says what is wrong: a missing key is asked for, a malformed one is told it is no key', async () => {
+      expect((await exchange(undefined)).body.detail).toContain('Send your API key as');
+      const malformed = await exchange('Bearer abc def ghi jkl mno pqr');
+      expect(malformed.body.detail).toContain('That is not an API key');
+      expect(malformed.body.detail).not.toContain('abc');
+      expect((await exchange(`Bearer ${a.owner.token}`)).body.detail).toContain('That is not an API key');
+    });
+
     it('?db= naming the key\'s own database → 200; naming another database (existing or not) → 401', async () => {
       const key = a.owner.apiKey;
       const own = await exchange(`Bearer ${key}`, `?db=${a.db}`);

@@ -59,7 +59,11 @@ describe('entities and values (SPEC §3, §4, §7)', () => {
     });
 
     it('refuses an entity without _type, or with a _type that is not a type', async () => {
-      expect((await t.create([{ type: 'name', string: 'x' }])).status).toBe(400);
+      const untyped = await t.create([{ type: 'name', string: 'x' }, { type: 'title', string: 'Dune' }]);
+      expect(untyped.status).toBe(400);
+      // Told that _type is missing, not that "title" is unknown.
+      expect(untyped.body.detail).toContain('An entity needs its _type');
+      expect(JSON.stringify(untyped.body)).not.toContain('unknown property');
       const notAType = (await book()).body._id;
       const res = await t.create([{ type: '_type', reference: notAType }]);
       expect(res.status).toBe(400);

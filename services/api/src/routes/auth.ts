@@ -43,8 +43,16 @@ export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys)
         409: { description: 'A one-time key without `db` whose person several databases know: sign in again naming one.' },
       },
       handler: async ({ query, req, res }) => {
-        const match = KEY.exec(req.headers.authorization ?? '');
-        if (!match) throw unauthorized('Send your API key as "Authorization: Bearer <API key>".');
+        const authorization = req.headers.authorization ?? '';
+        const match = KEY.exec(authorization);
+        if (!match) {
+          // Sent as asked but not shaped like a key (a token, a truncated paste): say so, not "send it".
+          throw unauthorized(
+            /^Bearer \S/.test(authorization)
+              ? 'That is not an API key: a key is 16 to 256 characters of A-Z, a-z, 0-9, "-" and "_" (a token goes to the other routes, not here).'
+              : 'Send your API key as "Authorization: Bearer <API key>".',
+          );
+        }
         const db = query.db ?? query.account;
         const signIn = SignInKeys.isOne(match[1]!) ? await withSignInKey(match[1]!, db) : await signInWithApiKey(deps.store, match[1]!, db);
         res.set('Cache-Control', 'no-store').json(signInAnswer(signIn, signingKey));
