@@ -39,7 +39,7 @@
  * | CONCAT_WS | all (≥2) | V of all but the top entry, joined with the top entry (one value) | none |
  * | SUM | all | sum of V (numbers) | 0 |
  * | SUBTRACT | all | V[0] − V[1] − … | none |
- * | MULTIPLY | all | product of V | 1 |
+ * | MULTIPLY | all | product of V | none (not 1: a product of nothing is no total) |
  * | DIVIDE | all | V[0] ÷ V[1] ÷ …; a zero divisor is a failure | none |
  * | AVERAGE | all | mean of V | none |
  * | COUNT | all | how many values V has (any type) | 0 |
