@@ -18,6 +18,7 @@ export type { PropertyDefinition } from './definitions/definition';
 export { COMPUTED_PROPERTIES, SECRET_SHOWN, SYSTEM_DEFINITIONS, isComputedProperty, isSecretProperty, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';
 export { checkDefinition, checkSiblings, definitionFrom, definitionMap, searchableOf } from './definitions/from-entity';
+export { sharedTypeNames, typeNameTaken, typeNamed, type SharedTypeName } from './definitions/type-names';
 export { checkPlacement, definitionParent } from './definitions/placement';
 export { compileType, type CompiledType } from './definitions/compiled';
 export { describeDefinition, describeSchema } from './definitions/describe';

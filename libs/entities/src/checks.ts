@@ -2,7 +2,10 @@ import {
   checkPlacement,
   checkReferences,
   definitionParent,
+  first,
   invalid,
+  typeNameTaken,
+  typeNamed,
   type Caller,
   type CompiledType,
   type Entity,
@@ -12,7 +15,7 @@ import {
 } from '@entia/domain';
 import type { EntitiesDeps } from './deps';
 import type { Tenant } from './tenant';
-import { isDefinition } from './definitions';
+import { isDefinition, isType } from './definitions';
 import { checkWebhookWrite } from './webhooks';
 
 /** SPEC §5: a reference whose definition has a `reference_query` must point at a match of it. */
@@ -81,7 +84,8 @@ export const wantedBy = (result: WriteResult, caller: Caller, creating = true): 
 
 /**
  * The rules that need other entities, given the write's targets (`targetsOf` its `wantedBy`):
- * references resolve and match their `reference_query`, definitions are valid and unique per type.
+ * references resolve and match their `reference_query`, definitions are valid and unique per type,
+ * type names unique in the database.
  */
 export async function checkAgainstTargets(
   tenant: Tenant,
@@ -94,6 +98,7 @@ export async function checkAgainstTargets(
   checkReferences(result.references, targets, caller, tenant.record.meta);
   await checkReferenceQueries(tenant, result, type);
   if (isDefinition(tenant, entity)) await checkDefinitionEntity(tenant, entity);
+  if (isType(tenant, entity)) await checkTypeEntity(tenant, entity);
   await checkWebhookWrite(tenant, entity, result.written, caller);
 }
 
@@ -118,4 +123,13 @@ async function checkDefinitionEntity(tenant: Tenant, entity: Entity): Promise<vo
   // Read fresh, under the database's definitions lease (`schemaLease` in write.ts).
   const [type, siblings] = await Promise.all([tenant.entities.many([parent]), tenant.entities.childrenOfType(parent, tenant.record.meta.property)]);
   checkPlacement(entity, type.get(parent)?.properties, siblings, tenant.record.meta);
+}
+
+async function checkTypeEntity(tenant: Tenant, entity: Entity): Promise<void> {
+  const name = first(entity.properties, 'name')?.string;
+  if (name === undefined) return;
+  // Read fresh, under the database's schema lease (`underSchemaLease`): a type written at the same time is seen.
+  const sameNamed = await tenant.entities.matching({ filters: typeNamed(tenant.record.meta.entity, name), terms: [] }, 2);
+  const refusal = typeNameTaken(entity, sameNamed);
+  if (refusal) throw refusal;
 }

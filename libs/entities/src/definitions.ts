@@ -11,6 +11,10 @@ export function isDefinition(tenant: Tenant, entity: Entity): boolean {
   return typeOf(entity.properties) === tenant.record.meta.property;
 }
 
+export function isType(tenant: Tenant, entity: Entity): boolean {
+  return typeOf(entity.properties) === tenant.record.meta.entity;
+}
+
 /** Whether writing the entity changes the database's schema (its types or their definitions). */
 export function isSchemaEntity(tenant: Tenant, entity: Entity): boolean {
   return isSchemaType(tenant.record.meta, typeOf(entity.properties));

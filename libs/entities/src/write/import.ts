@@ -2,6 +2,7 @@ import {
   DomainError,
   applyWrite,
   invalid,
+  isSchemaType,
   type CompiledType,
   type Properties,
   type StoredEntity,
@@ -50,8 +51,8 @@ function refusalOf(index: number, error: unknown): unknown {
  * through the one write path (`EntityWriter.createMany`, each entity with its outbox and pending
  * mark). What a batch references is loaded once for the batch. Not atomic across batches: a
  * refusal or failure leaves the batches before it stored (a refused batch stores nothing), as a
- * run of creates would. Property definitions are refused: each is checked against its siblings
- * under the database's definitions lease, so they are created one by one (`createEntity`). No
+ * run of creates would. Types and property definitions are refused: each is checked against the
+ * others of its kind under the database's schema lease, so they are created one by one (`createEntity`). No
  * upload URL is signed: an import brings values, not objects. Resolves to the new ids, in input
  * order.
  */
@@ -86,7 +87,8 @@ function decide(deps: EntitiesDeps, tenant: Tenant, schema: Schema, input: Impor
   const { meta } = tenant.record;
   try {
     const knownType = requestedType(input.values);
-    if (knownType === meta.property) throw invalid('Property definitions are not imported: create them one by one.');
+    // Checked against the others of their kind under the schema lease (unique names): one by one.
+    if (isSchemaType(meta, knownType)) throw invalid('Types and property definitions are not imported: create them one by one.');
     const type = schema.typeOf(knownType);
     const id = newId();
     const ctx = { ...writeContext(deps, caller, type.definitions, knownType === meta.person, undefined, input.createdAt ?? now), newEntityId: id };

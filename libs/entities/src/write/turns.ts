@@ -4,10 +4,11 @@ import type { EntitiesDeps } from '../deps';
 import type { Tenant } from '../tenant';
 
 /**
- * Writes of one database's property definitions take turns under this lease (besides the entity's
- * own), because a definition is checked against the other definitions of its type (`checkPlacement`:
- * unique name, at most MAX_FORMULAS_PER_TYPE formulas): two written at once would each pass without
- * seeing the other. Definitions are written rarely, so one lease per database costs nothing.
+ * Writes of one database's types and property definitions take turns under this lease (besides
+ * the entity's own), because each is checked against the others of its kind (`checkPlacement`: a
+ * definition's name unique in its type, at most MAX_FORMULAS_PER_TYPE formulas; `typeNameTaken`: a
+ * type's name unique in the database): two written at once would each pass without seeing the
+ * other. The schema is written rarely, so one lease per database costs nothing.
  * Always taken before an entity's lease, never after, so no two writers wait for each other.
  */
 export function underSchemaLease<T>(deps: EntitiesDeps, tenant: Tenant, work: () => Promise<T>): Promise<T> {

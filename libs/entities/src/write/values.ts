@@ -2,6 +2,7 @@ import {
   applyWrite,
   findValue,
   groupByProperty,
+  isSchemaType,
   typeOf,
   type CompiledType,
   type Entity,
@@ -16,7 +17,7 @@ import {
 import { newId, type PasskeyKey } from '@entia/store';
 import { checkAgainstDatabase } from '../checks';
 import type { EntitiesDeps } from '../deps';
-import { isDefinition, schemaOf } from '../definitions';
+import { isSchemaEntity, schemaOf } from '../definitions';
 import { removeAgainLater, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
@@ -76,7 +77,7 @@ export async function createEntity(deps: EntitiesDeps, tenant: Tenant, items: Va
   signedIn(tenant);
   const knownType = requestedType(items);
   const insert = () => insertEntity(deps, tenant, items, knownType, options);
-  if (knownType === tenant.record.meta.property) return inTurn(() => underSchemaLease(deps, tenant, insert));
+  if (isSchemaType(tenant.record.meta, knownType)) return inTurn(() => underSchemaLease(deps, tenant, insert));
   return inTurn(insert);
 }
 
@@ -126,7 +127,7 @@ async function changeValues(
   const caller = signedIn(tenant);
   const done = await deps.writer.update(tenant.name, id, async (stored) => {
     const current = addressable(tenant, stored, id, true);
-    if (!holdsSchemaLease && isDefinition(tenant, current.entity)) throw new NeedsSchemaLease();
+    if (!holdsSchemaLease && isSchemaEntity(tenant, current.entity)) throw new NeedsSchemaLease();
     const schema = await schemaOf(deps, tenant);
     const typeId = typeOf(current.entity.properties);
     const type = schema.typeOf(typeId);

@@ -45,6 +45,12 @@ export const migrateCommand: AdminCommand = {
             for (const step of status.applied) io.out.write(`applied: ${step.version} (${step.name}) at ${step.at}\n`);
             for (const step of status.pending) io.out.write(`pending: ${step.version} (${step.name})\n`);
             io.out.write(`${status.verdict.serve ? (status.verdict.state === 'newer' ? `served: ${status.verdict.message}` : 'current: served') : status.verdict.message}\n`);
+            for (const shared of status.sharedTypeNames) {
+              io.out.write(
+                `types sharing a name in ${shared.db}: "${shared.name}" is the name of ${shared.types.join(', ')}: rename or delete all but one ` +
+                  `(POST /api/${shared.db}/entity/<type id> with its name value's _id and a new string; clients addressing types by name cannot tell them apart)\n`,
+              );
+            }
           }
           return 0;
         } finally {
