@@ -3,9 +3,11 @@ import type { EntiaClient, RequestOptions } from './client';
 import { download, type FileDownload } from './download';
 import { queryBody, queryString } from './query';
 import type { CallOptions } from './signals';
-import { definitionObjects, type DefinitionInput } from './typed/define';
+import { EntiaError } from './errors';
+import { DefinitionMismatchError, definitionDifferences, definitionObjects, type DefinitionInput } from './typed/define';
 import { EntityType } from './typed/entity-type';
 import { SchemaCache } from './typed/schema-cache';
+import { UnknownTypeError } from './typed/values';
 import type { AnySchema, SchemaShape, Sharing } from './typed/shape';
 import type { AddedValues, Aggregation, ChangeEvent, DatabaseSchema, TypeDescription, ValueType, Deleted, Entity, EntityList, EntityQuery, History, Thumbnail, Value, ValueInput, WriteResult } from './types';
 import { uploadFile, type FileUpload, type UploadOptions } from './upload';
@@ -66,21 +68,61 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
   }
 
   /**
-   * A new type with its property definitions, in one call: `defineType('book', {title: 'string',
-   * tags: {type: 'string', list: true}})`. The type and its definitions are shared with the
-   * database's people (`sharing`, default `domain`) so that they can use it. One POST per entity
-   * (the type first): a failure part way leaves the type with the definitions made so far. Returns
-   * the type as `describe()` would.
+   * A type with its property definitions, in one call: `defineType('book', {title: 'string',
+   * tags: {type: 'string', list: true}})`. Idempotent: a type of that name is found and used, and
+   * only the definitions it lacks are added, so running a quick start twice (or two processes at
+   * once) leaves one type. A definition that exists with other settings is not changed: the call
+   * throws `DefinitionMismatchError` before adding anything. New entities are shared with the
+   * database's people (`sharing`, default `domain`) so that they can use them. Returns the type as
+   * `describe()` would.
    */
   async defineType(name: string, properties: Record<string, ValueType | DefinitionInput>, options: RequestOptions & { sharing?: Sharing } = {}): Promise<TypeDescription> {
     const { sharing = 'domain', ...call } = options;
-    const meta = this.type('entity' as keyof S & string) as unknown as EntityType<AnySchema[string]>;
     const definitions = definitionObjects(properties, sharing);
-    const type = await meta.create({ name, _sharing: sharing }, call);
+    let type = await this.typeMadeOnce(name, sharing, call);
+    const mismatched = Object.fromEntries(
+      definitions.flatMap((definition) => {
+        const existing = type.properties.find((property) => property.name === definition.name);
+        const differences = existing ? definitionDifferences(definition, existing) : [];
+        return differences.length > 0 ? [[definition.name as string, differences]] : [];
+      }),
+    );
+    if (Object.keys(mismatched).length > 0) throw new DefinitionMismatchError(name, mismatched);
     const property = this.type('property' as keyof S & string) as unknown as EntityType<AnySchema[string]>;
-    for (const definition of definitions) await property.create({ ...definition, _parent: type._id }, call);
+    for (const definition of definitions) {
+      if (type.properties.some((existing) => existing.name === definition.name)) continue;
+      try {
+        await property.create({ ...definition, _parent: type._id }, call);
+      } catch (error) {
+        // Another caller added it meanwhile (the server keeps names unique in a type): theirs stands, if it agrees.
+        if (!(error instanceof EntiaError && error.status === 400)) throw error;
+        type = (await this.schemas.reload(call)).typeNamed(name) ?? type;
+        const theirs = type.properties.find((existing) => existing.name === definition.name);
+        if (!theirs) throw error;
+        const differences = definitionDifferences(definition, theirs);
+        if (differences.length > 0) throw new DefinitionMismatchError(name, { [definition.name as string]: differences });
+      }
+    }
     await this.schemas.reload(call);
     return this.type(name as keyof S & string).describe(call);
+  }
+
+  /** The type named `name`, created when there is none; another caller creating it first (409) is found instead. */
+  private async typeMadeOnce(name: string, sharing: Sharing, call: RequestOptions): Promise<TypeDescription> {
+    const found = (await this.schemas.reload(call)).typeNamed(name);
+    if (found) return found;
+    const meta = this.type('entity' as keyof S & string) as unknown as EntityType<AnySchema[string]>;
+    let taken: EntiaError | undefined;
+    try {
+      await meta.create({ name, _sharing: sharing }, call);
+    } catch (error) {
+      if (!(error instanceof EntiaError && error.status === 409)) throw error;
+      taken = error;
+    }
+    const made = (await this.schemas.reload(call)).typeNamed(name);
+    // Taken by a type this caller cannot read: the server's 409 names it.
+    if (!made) throw taken ?? new UnknownTypeError(name);
+    return made;
   }
 
   /** Fetches the schema again now: definitions changed elsewhere are used from the next call on. */

@@ -38,6 +38,7 @@ export { subscribe, type ChangeNotice, type SubscribeOptions, type Subscription 
 export type { DefinitionInput } from './typed/define';
 export { EntityType, rawOf, type GetOptions, type Page, type TypedChangeEvent, type UploadInput } from './typed/entity-type';
 export { InputError, UnknownPropertyError, UnknownTypeError } from './typed/values';
+export { DefinitionMismatchError } from './typed/define';
 export type {
   AddInput,
   AnySchema,

@@ -1,4 +1,5 @@
-import { definitionObjects } from '../src/typed/define';
+import { DefinitionMismatchError, definitionDifferences, definitionObjects } from '../src/typed/define';
+import type { PropertyDescription } from '../src/types';
 import { InputError } from '../src/typed/values';
 
 // `db.defineType(name, properties)`: each definition as the property entity it creates.
@@ -29,5 +30,38 @@ describe('definitionObjects', () => {
     ['an object without a type', { title: { list: true } }],
   ])('refuses %s before anything is created', (_, properties) => {
     expect(() => definitionObjects(properties as never, 'domain')).toThrow(InputError);
+  });
+});
+
+describe('definitionDifferences', () => {
+  const existing = (more: Partial<PropertyDescription> = {}): PropertyDescription => ({
+    _id: 'p1',
+    name: 'title',
+    type: 'string',
+    list: false,
+    multilingual: false,
+    search: false,
+    mandatory: false,
+    readonly: false,
+    ...more,
+  });
+  const declared = (properties: Parameters<typeof definitionObjects>[0]) => definitionObjects(properties, 'domain')[0]!;
+
+  it.each<[string, Record<string, unknown>, PropertyDescription, string[]]>([
+    ['the same', declared({ title: 'string' }), existing(), []],
+    ['the same flags and formula', declared({ title: { type: 'number', list: true, formula: 'a b SUM' } }), existing({ type: 'number', list: true, formula: 'a b SUM' }), []],
+    ['another data type', declared({ title: 'number' }), existing(), ['type is string, declared number']],
+    ['a flag declared, not set', declared({ title: { type: 'string', search: true } }), existing(), ['search is false, declared true']],
+    ['a flag set, not declared', declared({ title: 'string' }), existing({ mandatory: true }), ['mandatory is true, declared false']],
+    ['another formula', declared({ title: { type: 'string', formula: 'a' } }), existing({ formula: 'b' }), ['formula is "b", declared "a"']],
+    ['a reference query dropped', declared({ title: 'reference' }), existing({ type: 'reference', reference_query: '_type.reference=x' }), ['reference_query is "_type.reference=x", declared null']],
+  ])('%s', (_, wanted, present, expected) => {
+    expect(definitionDifferences(wanted, present)).toEqual(expected);
+  });
+
+  it('a mismatch names the type and each difference', () => {
+    const error = new DefinitionMismatchError('book', { title: ['type is string, declared number'], pages: ['list is true, declared false'] });
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toBe('type "book" exists with other definitions: title: type is string, declared number; pages: list is true, declared false. Nothing was changed: change the definitions themselves, or declare them as they are.');
   });
 });

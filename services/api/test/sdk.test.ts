@@ -1,4 +1,4 @@
-import { EntiaClient, EntiaError, InputError, UnknownPropertyError, UnknownTypeError, rawOf, type EntiaDatabase } from '@entia/client';
+import { DefinitionMismatchError, EntiaClient, EntiaError, InputError, UnknownPropertyError, UnknownTypeError, rawOf, type EntiaDatabase } from '@entia/client';
 import { fileFromPath, saveDownload } from '@entia/client/node';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -292,6 +292,25 @@ describe('the SDK, by name and as objects, against the real API', () => {
     await tenant.defineType('magazine', [{ name: 'issue', type: 'number' }]);
     await db.refreshSchema();
     expect((await db.type('magazine' as 'book').list()).items).toEqual([]);
+  });
+
+  it('defineType is idempotent: run twice or twice at once, one type; missing definitions added; a different one refused, nothing changed', async () => {
+    const declared = { headline: { type: 'string', search: true }, words: 'number' } as const;
+    const [first, second] = await Promise.all([db.defineType('column', declared), db.defineType('column', declared)]);
+    expect(second._id).toBe(first._id);
+    expect(first.properties.map((p) => p.name).sort()).toEqual(['headline', 'words']);
+    const again = await db.defineType('column', declared);
+    expect([again._id, again.properties.length]).toEqual([first._id, 2]);
+    const types = await db.listEntities({ '_type.reference': tenant.types.entity, 'name.string': 'column' });
+    expect(types.count).toBe(1);
+
+    const grown = await db.defineType('column', { ...declared, byline: 'string' });
+    expect(grown.properties.map((p) => p.name).sort()).toEqual(['byline', 'headline', 'words']);
+
+    const refused = await db.defineType('column', { headline: 'text', extra: 'string' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DefinitionMismatchError);
+    expect((refused as Error).message).toContain('headline: type is string, declared text, search is true, declared false');
+    expect((await client.db().type('column').describe()).properties.map((p) => p.name).sort()).toEqual(['byline', 'headline', 'words']);
   });
 
   it('gives up at a signal or a time limit, without retrying', async () => {

@@ -1,5 +1,5 @@
 import type { Sharing } from './shape';
-import type { ValueType } from '../types';
+import type { PropertyDescription, ValueType } from '../types';
 import { InputError } from './values';
 
 /** A property definition as `defineType` takes it: its data type, and the flags that differ from false. */
@@ -34,4 +34,36 @@ export function definitionObjects(properties: Record<string, ValueType | Definit
     if (definition.reference_query !== undefined) object.reference_query = definition.reference_query;
     return object;
   });
+}
+
+/**
+ * How an existing definition differs from a declared one (`definitionObjects`' form): one line per
+ * setting, empty when they agree. `defineType` adds what is missing but never changes a definition
+ * that exists: a changed data type or flag affects stored values, so it is the caller's to make.
+ */
+export function definitionDifferences(declared: Record<string, unknown>, existing: PropertyDescription): string[] {
+  const differences: string[] = [];
+  if (declared.type !== existing.type) differences.push(`type is ${existing.type}, declared ${String(declared.type)}`);
+  for (const flag of FLAGS) {
+    const wanted = declared[flag] === true;
+    if (existing[flag] !== wanted) differences.push(`${flag} is ${existing[flag]}, declared ${wanted}`);
+  }
+  for (const setting of ['formula', 'reference_query'] as const) {
+    if (declared[setting] !== existing[setting]) differences.push(`${setting} is ${JSON.stringify(existing[setting] ?? null)}, declared ${JSON.stringify(declared[setting] ?? null)}`);
+  }
+  return differences;
+}
+
+/** `defineType` found the type with definitions that differ from the declared ones; it changed nothing. */
+export class DefinitionMismatchError extends InputError {
+  constructor(
+    readonly typeName: string,
+    readonly differences: Record<string, string[]>,
+  ) {
+    super(
+      `type "${typeName}" exists with other definitions: ${Object.entries(differences)
+        .map(([name, lines]) => `${name}: ${lines.join(', ')}`)
+        .join('; ')}. Nothing was changed: change the definitions themselves, or declare them as they are.`,
+    );
+  }
 }
