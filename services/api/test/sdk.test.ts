@@ -1,6 +1,6 @@
 import { DefinitionMismatchError, EntiaClient, EntiaError, InputError, UnknownPropertyError, UnknownTypeError, rawOf, type EntiaDatabase } from '@entia/client';
 import { fileFromPath, saveDownload } from '@entia/client/node';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testApi, type TestApi } from './support';
@@ -44,6 +44,8 @@ describe('the SDK, by name and as objects, against the real API', () => {
   let client: EntiaClient;
   let db: EntiaDatabase<Library>;
   let authorId: string;
+  /** Folders the tests wrote files to, removed at the end. */
+  const scratch: string[] = [];
 
   beforeAll(async () => {
     api = testApi();
@@ -74,6 +76,7 @@ describe('the SDK, by name and as objects, against the real API', () => {
     authorId = (await db.type('author').create({ name: 'Frank Herbert' }))._id;
   });
   afterAll(async () => {
+    await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
     await tenant.close();
     await api.close();
   });
@@ -200,6 +203,7 @@ describe('the SDK, by name and as objects, against the real API', () => {
     const books = db.type('book');
     const book = await books.create({ title: 'With a cover' });
     const dir = await mkdtemp(join(tmpdir(), 'entia-sdk-'));
+    scratch.push(dir);
     const bytes = new TextEncoder().encode('the cover, as text\n'.repeat(100));
 
     const fromBlob = await books.upload(book._id, 'cover', new File([bytes], 'blob.txt', { type: 'text/plain' }));
