@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { stackEnv } from './processes';
+import { listening, sharedWith, testApi, type Listening, type TestApi } from './support';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '../../..');
+
+/** The fenced block of `language` that follows `heading` in a document, as a user copies it. */
+async function blockAfter(file: string, heading: string, language: string): Promise<string> {
+  const text = await readFile(join(ROOT, file), 'utf8');
+  const from = text.indexOf(heading);
+  if (from < 0) throw new Error(`${file} has no "${heading}"`);
+  const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(text.slice(from));
+  if (!match) throw new Error(`${file} has no ${language} block after "${heading}"`);
+  return match[1]!;
+}
+
+// The README's walkthroughs replayed from their own text (issue 35), as a newcomer pastes them:
+// the curl one in bash, in a checkout whose `.stack/env` names a running stack (what `npm start`
+// writes), then the SDK one — twice, as a newcomer who runs a quick start again would. The only
+// change to the text is the API's address: the test's API listens on a free port, not on 3000.
+describe('README walkthroughs, run from their own text', () => {
+  jest.setTimeout(120_000);
+
+  let api: TestApi;
+  let server: Listening;
+  let checkout: string;
+  let apiKey: string;
+
+  const addressed = (text: string) => text.replaceAll('localhost:3000', server.url.replace('http://', ''));
+
+  beforeAll(async () => {
+    api = testApi({ RATE_LIMIT_MAX: '1000000' });
+    server = await listening(api.app);
+    // A checkout of this repository (its built code, by link) with the running stack's settings in `.stack/env`.
+    checkout = await mkdtemp(join(tmpdir(), 'entia-walkthrough-'));
+    for (const part of ['package.json', 'node_modules', 'services', 'libs']) await symlink(join(ROOT, part), join(checkout, part));
+    await mkdir(join(checkout, '.stack'));
+    const env = stackEnv(sharedWith(api));
+    await writeFile(join(checkout, '.stack/env'), Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join(''), { mode: 0o600 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await api?.close();
+    if (checkout) await rm(checkout, { recursive: true, force: true });
+  });
+
+  it('the curl walkthrough (bash): creates the database, a type, and a book it then changes and deletes', async () => {
+    const walkthrough = addressed(await blockAfter('README.md', '### Walkthrough with curl', 'bash'));
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough], { cwd: checkout, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    // The walkthrough prints each answer: the definitions, the book as read, changed and deleted.
+    expect(stdout).toContain('"string":"Dune"');
+    expect(stdout).toContain('"string":"Dune Messiah"');
+    expect(stdout).toContain('"deleted":true');
+
+    const created = JSON.parse(await readFile(join(checkout, '.stack/demo.json'), 'utf8'));
+    apiKey = created.apiKey;
+    const token = (await request(api.app).get('/api/auth').set('Authorization', `Bearer ${apiKey}`)).body.token;
+    const books = await request(api.app).get('/api/demo/entity').query({ '_type.string': 'book' }).set('Authorization', `Bearer ${token}`);
+    expect([books.status, books.body.count]).toEqual([200, 0]);
+  });
+
+  it.each([
+    ['README.md', '### Walkthrough with the TypeScript SDK'],
+    ['libs/client/README.md', '## Quick start'],
+  ])('the SDK walkthrough of %s runs, and runs again: one type "book"', async (file, heading) => {
+    const script = join(checkout, 'walkthrough.mts');
+    await writeFile(script, addressed(await blockAfter(file, heading, 'ts')));
+    for (let time = 0; time < 2; time++) {
+      const { stderr } = await run(process.execPath, [script], { cwd: checkout, env: { PATH: process.env.PATH ?? '', ENTIA_API_KEY: apiKey } });
+      expect(stderr).not.toMatch(/Error/);
+    }
+    const token = (await request(api.app).get('/api/auth').set('Authorization', `Bearer ${apiKey}`)).body.token;
+    const types = await request(api.app).get('/api/demo/schema').set('Authorization', `Bearer ${token}`);
+    expect(types.body.types.filter((type: { name: string }) => type.name === 'book')).toHaveLength(1);
+  });
+});
