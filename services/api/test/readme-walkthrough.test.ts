@@ -65,18 +65,40 @@ describe('README walkthroughs, run from their own text', () => {
     expect([books.status, books.body.count]).toEqual([200, 0]);
   });
 
-  it.each([
-    ['README.md', '### Walkthrough with the TypeScript SDK'],
-    ['libs/client/README.md', '## Quick start'],
-  ])('the SDK walkthrough of %s runs, and runs again: one type "book"', async (file, heading) => {
-    const script = join(checkout, 'walkthrough.mts');
-    await writeFile(script, addressed(await blockAfter(file, heading, 'ts')));
+  /** Runs a snippet of TypeScript as a file of `project` (Node strips its types), twice; then there is one type "book". */
+  async function twice(project: string, snippet: string): Promise<void> {
+    const script = join(project, 'quick-start.mts');
+    await writeFile(script, addressed(snippet));
     for (let time = 0; time < 2; time++) {
-      const { stderr } = await run(process.execPath, [script], { cwd: checkout, env: { PATH: process.env.PATH ?? '', ENTIA_API_KEY: apiKey } });
+      const { stderr } = await run(process.execPath, [script], { cwd: project, env: { PATH: process.env.PATH ?? '', ENTIA_API_KEY: apiKey } });
       expect(stderr).not.toMatch(/Error/);
     }
     const token = (await request(api.app).get('/api/auth').set('Authorization', `Bearer ${apiKey}`)).body.token;
     const types = await request(api.app).get('/api/demo/schema').set('Authorization', `Bearer ${token}`);
     expect(types.body.types.filter((type: { name: string }) => type.name === 'book')).toHaveLength(1);
+  }
+
+  it('the SDK walkthrough of README.md runs, and runs again: one type "book"', async () => {
+    await twice(checkout, await blockAfter('README.md', '### Walkthrough with the TypeScript SDK', 'ts'));
+  });
+
+  it('the SDK installs into a project as its README says, and its quick start runs twice', async () => {
+    // The clone is this repository (built already); `~` is a scratch home with an empty project.
+    const home = join(checkout, 'home');
+    const project = join(home, 'my-project');
+    await mkdir(project, { recursive: true });
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'my-project', private: true, type: 'module' }));
+    const install = await blockAfter('libs/client/README.md', 'install the tarball in your project', 'sh');
+    const env = { PATH: process.env.PATH ?? '', HOME: home, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+    await run('bash', ['-euo', 'pipefail', '-c', install], { cwd: ROOT, env, maxBuffer: 16 << 20 });
+    // Installed from the tarball, not linked to this workspace.
+    expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8')).dependencies).toEqual({ '@entia/client': expect.stringMatching(/^file:.*entia-client-\d+\.\d+\.\d+\.tgz$/) });
+    await twice(project, await blockAfter('libs/client/README.md', '## Quick start', 'ts'));
+  });
+
+  it('the SDK would publish as it is packed (npm publish --dry-run)', async () => {
+    // Pointed at no registry: a dry run packs and checks the package, and sends nothing anywhere.
+    const { stdout, stderr } = await run('npm', ['publish', '--dry-run', '--registry=http://127.0.0.1:9/', '--fetch-retries=0'], { cwd: join(ROOT, 'libs/client') });
+    expect(`${stdout}${stderr}`).toMatch(/\+ @entia\/client@\d+\.\d+\.\d+/);
   });
 });
