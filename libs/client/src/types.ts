@@ -102,6 +102,8 @@ export interface EntityList {
   limit: number;
   skip: number;
   next?: string;
+  /** What to know of this answer: `q` on types with no searchable property (it then matches nothing). */
+  warnings?: string[];
 }
 
 export interface Deleted {

@@ -70,6 +70,7 @@ export { effectsOf, materialise, type Effect, type EntityReads, type Materialise
 export { inheritRights, inheritsRights } from './derived/inherit';
 export { dropReferencesTo, labelOf, labelReferences } from './derived/labels';
 export { MAX_ATTRIBUTE_STRING, attributeValue, attributeValues, isIndexedAttribute } from './search/attribute-values';
+export { unsearchableWarning, type SearchScope } from './search/unsearchable';
 export { CREATED, DELETED, changesOf, mayReadGone, parseInstant, propertiesAt, type Author, type Change } from './history';
 export { MAX_DUPLICATES, NOT_COPIED, checkDuplicate, copiedValues, copyDefinitions, type CopiedValue, type DuplicateRequest } from './duplicate';
 export { MAX_SOURCE_PIXELS, MAX_SOURCE_SIDE, PHOTO_PROPERTY, THUMBNAIL_FORMAT, THUMBNAIL_MIME, THUMBNAIL_SIZES, THUMBNAIL_SOURCE_FORMATS, THUMBNAIL_SOURCE_TYPES, assertThumbnailSource, assertThumbnailSourceType, centredSquare, parseThumbnailSize, thumbnailFilename, thumbnailKey, thumbnailKeys, unthumbnailable, type Region, type SourceImage, type ThumbnailSize } from './thumbnails';

@@ -5,7 +5,9 @@ import {
   encodeCursor,
   groupRows,
   invalid,
+  labelOf,
   presentEntity,
+  unsearchableWarning,
   type GroupKey,
   type ListQuery,
 } from '@entia/domain';
@@ -30,6 +32,8 @@ export interface EntityList {
   skip: number;
   /** The cursor of the page's end when more matches follow (`after=<next>` reads them). */
   next?: string;
+  /** What the caller should know of the answer: `q` on types with no searchable property. */
+  warnings?: string[];
 }
 
 /** The types a query is about: those its `_type.reference` filter names, else every type. */
@@ -53,6 +57,26 @@ export async function checkAgainstSchema(deps: Parameters<typeof schemaOf>[0], t
 const tooManyGroups = () =>
   invalid('The query has too many groups.', [{ parameter: 'group', message: `more than ${MAX_GROUPS} groups (or too large ones): narrow the filters, or group by fewer or coarser keys` }]);
 
+async function listPage(tenant: Tenant, query: ListQuery): Promise<EntityList> {
+  const { entities, count, next } = await tenant.entities.list(query, callerTags(tenant.caller));
+  return {
+    entities: entities.map((entity) => presentEntity(entity, query.props)),
+    ...(count === undefined ? {} : { count }),
+    limit: query.limit,
+    skip: query.skip,
+    ...(next ? { next: encodeCursor(query.sort, next) } : {}),
+  };
+}
+
+/** `q` over types none of whose properties is searchable: said, since the empty answer alone misleads. */
+async function searchWarning(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<string | undefined> {
+  if (query.terms.length === 0) return undefined;
+  const schema = await schemaOf(deps, tenant);
+  const named = typesNamed(query);
+  const types = (named ?? [...schema.types.keys()]).map((id) => ({ name: labelOf(schema.types.get(id)?.properties ?? {}), searchable: schema.typeOf(id).searchable }));
+  return unsearchableWarning(query.terms, types, named !== undefined);
+}
+
 /** A grouped list (`group`): its rows, computed over every group of the matches the caller may read. */
 async function listGroups(tenant: Tenant, query: ListQuery & { group: GroupKey[] }): Promise<EntityList> {
   const found = await tenant.entities.groups(query, callerTags(tenant.caller));
@@ -67,16 +91,10 @@ async function listGroups(tenant: Tenant, query: ListQuery & { group: GroupKey[]
  */
 export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, query: ListQuery): Promise<EntityList> {
   await checkAgainstSchema(deps, tenant, query);
+  const warning = await searchWarning(deps, tenant, query);
   try {
-    if (query.group) return await listGroups(tenant, { ...query, group: query.group });
-    const { entities, count, next } = await tenant.entities.list(query, callerTags(tenant.caller));
-    return {
-      entities: entities.map((entity) => presentEntity(entity, query.props)),
-      ...(count === undefined ? {} : { count }),
-      limit: query.limit,
-      skip: query.skip,
-      ...(next ? { next: encodeCursor(query.sort, next) } : {}),
-    };
+    const list = query.group ? await listGroups(tenant, { ...query, group: query.group }) : await listPage(tenant, query);
+    return warning === undefined ? list : { ...list, warnings: [warning] };
   } catch (error) {
     const failure = queryFailure(error);
     if (failure === 'timeout') throw new QueryTooSlow();

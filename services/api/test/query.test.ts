@@ -574,6 +574,18 @@ describe('GET /api/{db}/entity: filters, sort, paging, props, q (SPEC §7)', () 
       expect(await matching('q=plain')).toEqual([]);
     });
 
+    it('says why q cannot match when the types asked about have no searchable property; says nothing otherwise', async () => {
+      const none = await rowsOf('q=alpha');
+      expect([none.status, none.body.entities, none.body.warnings]).toEqual([200, [], ['q matches nothing here: type "row" has no searchable property. Mark a definition "search": true to make q find its values.']]);
+      const grouped = await rowsOf('q=alpha&group=group.string');
+      expect(grouped.body.warnings).toEqual([expect.stringContaining('type "row" has no searchable property')]);
+      expect((await items('q=brul')).body.warnings).toBeUndefined();
+      expect((await items('q=nothing-matches-this')).body.warnings).toBeUndefined();
+      expect((await rowsOf('sort=n.number')).body.warnings).toBeUndefined();
+      // Over every type: one of them (item) has searchable properties.
+      expect((await get(encode('q=alpha'))).body.warnings).toBeUndefined();
+    });
+
     it(`more than 16 terms is a 400 naming q`, async () => {
       const res = await items(`q=${Array.from({ length: 17 }, (_, i) => `t${i}`).join(' ')}`);
       expect(res.status).toBe(400);

@@ -45,6 +45,7 @@ export const EntityListSchema = Type.Object({
   next: Type.Optional(
     Type.String({ description: 'Present when more matches follow this page: pass it as `after` (with the same filters, sort and q) for the next page.' }),
   ),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'What to know of this answer: `q` on types with no searchable property (it then matches nothing).' })),
 });
 
 /** A value as a grouped row shows it (`group=`): its property, the fields grouped by and, for a reference, its label. */
@@ -65,6 +66,7 @@ export const GroupedListSchema = Type.Object({
   count: Type.Optional(Type.Integer({ description: 'Every row (group), not only this page; absent with `count=none`.' })),
   limit: Type.Integer(),
   skip: Type.Integer(),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'As in a list: `q` on types with no searchable property.' })),
 });
 
 export const DeletedSchema = Type.Object({ deleted: Type.Literal(true) });
