@@ -39,7 +39,7 @@ describe('README walkthroughs, run from their own text', () => {
     server = await listening(api.app);
     // A checkout of this repository (its built code, by link) with the running stack's settings in `.stack/env`.
     checkout = await mkdtemp(join(tmpdir(), 'entia-walkthrough-'));
-    for (const part of ['package.json', 'node_modules', 'services', 'libs']) await symlink(join(ROOT, part), join(checkout, part));
+    for (const part of ['package.json', '.node-version', 'node_modules', 'services', 'libs', 'tools']) await symlink(join(ROOT, part), join(checkout, part));
     await mkdir(join(checkout, '.stack'));
     const env = stackEnv(sharedWith(api));
     await writeFile(join(checkout, '.stack/env'), Object.entries(env).map(([name, value]) => `${name}=${value}\n`).join(''), { mode: 0o600 });
@@ -52,7 +52,9 @@ describe('README walkthroughs, run from their own text', () => {
 
   it('the curl walkthrough (bash): creates the database, a type, and a book it then changes and deletes', async () => {
     const walkthrough = addressed(await blockAfter('README.md', '### Walkthrough with curl', 'bash'));
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough], { cwd: checkout, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+    // The stack's state is this checkout's (the linked tools would look beside the real repository).
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENTIA_STACK_DIR: join(checkout, '.stack') };
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough], { cwd: checkout, env });
     // The walkthrough prints each answer: the definitions, the book as read, changed and deleted.
     expect(stdout).toContain('"string":"Dune"');
     expect(stdout).toContain('"string":"Dune Messiah"');

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import * as path from 'node:path';
+import { runAdmin } from './admin';
 import { runApp } from './app';
 import { ensureBinary, FERRETDB, MINIO } from './build';
 import { writeEnvFile } from './envfile';
@@ -23,7 +24,8 @@ const USAGE = `usage: entia-stack <command>
   start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1), METRICS_PORT (9464)
   test    jest against an ephemeral stack; extra args go to jest; last line: "<N> passed, <N> failed"
   build   build or check the cached FerretDB and MinIO binaries and the pinned Node (.node-version)
-start and test run on the pinned Node: fetched once from the npm registry when the machine's is another major`;
+  admin   entia-admin (npm run admin) with .stack/env's settings when the local stack runs
+start, test and admin run on the pinned Node: fetched once from the npm registry when the machine's is another major`;
 
 async function up(): Promise<number> {
   const signal = onceSignal();
@@ -87,6 +89,8 @@ async function main(argv: string[]): Promise<number> {
       return up();
     case 'start':
       return (await runOnPinnedNode(REPO, argv, stderrLog)) ?? runApp(REPO, DATA_DIR, ENV_FILE);
+    case 'admin':
+      return (await runOnPinnedNode(REPO, argv, stderrLog)) ?? runAdmin(REPO, ENV_FILE, rest);
     case 'build':
       return build();
     case 'test': {
