@@ -50,8 +50,13 @@ describe('README walkthroughs, run from their own text', () => {
     if (checkout) await rm(checkout, { recursive: true, force: true });
   });
 
-  it('the curl walkthrough (bash): creates the database, a type, and a book it then changes and deletes', async () => {
-    const walkthrough = addressed(await blockAfter('README.md', '### Walkthrough with curl', 'bash'));
+  it('the curl walkthrough (bash), continued by GraphQL and a webhook: database, type, a book changed and deleted, a query, a mutation, a webhook', async () => {
+    const blocks = await Promise.all([
+      blockAfter('README.md', '### Walkthrough with curl', 'bash'),
+      blockAfter('README.md', '### GraphQL', 'bash'),
+      blockAfter('README.md', '### Webhooks', 'bash'),
+    ]);
+    const walkthrough = addressed(blocks.join('\n'));
     // The stack's state is this checkout's (the linked tools would look beside the real repository).
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ENTIA_STACK_DIR: join(checkout, '.stack') };
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', walkthrough], { cwd: checkout, env });
@@ -59,12 +64,17 @@ describe('README walkthroughs, run from their own text', () => {
     expect(stdout).toContain('"string":"Dune"');
     expect(stdout).toContain('"string":"Dune Messiah"');
     expect(stdout).toContain('"deleted":true');
+    // GraphQL: the query (the book is gone: none), the mutation's new book; then the webhook made.
+    expect(stdout).toContain('{"data":{"bookList":{"count":0,"entities":[]}}}');
+    expect(stdout).toMatch(/\{"data":\{"create":\{"_id":"[0-9a-f]{24}"\}\}\}/);
+    expect(stdout).toContain('"string":"books to the shop"');
 
     const created = JSON.parse(await readFile(join(checkout, '.stack/demo.json'), 'utf8'));
     apiKey = created.apiKey;
     const token = (await request(api.app).get('/api/auth').set('Authorization', `Bearer ${apiKey}`)).body.token;
     const books = await request(api.app).get('/api/demo/entity').query({ '_type.string': 'book' }).set('Authorization', `Bearer ${token}`);
-    expect([books.status, books.body.count]).toEqual([200, 0]);
+    // The one made by the GraphQL mutation; the walkthrough's own was deleted.
+    expect([books.status, books.body.count]).toEqual([200, 1]);
   });
 
   /** Runs a snippet of TypeScript as a file of `project` (Node strips its types), twice; then there is one type "book". */
