@@ -106,6 +106,17 @@ describe('README walkthroughs, run from their own text', () => {
     // Installed from the tarball, not linked to this workspace.
     expect(JSON.parse(await readFile(join(project, 'package.json'), 'utf8')).dependencies).toEqual({ '@entia/client': expect.stringMatching(/^file:.*entia-client-\d+\.\d+\.\d+\.tgz$/) });
     await twice(project, await blockAfter('libs/client/README.md', '## Quick start', 'ts'));
+
+    // The README's GraphQL call, as it is written there, answers data and no errors.
+    const readme = await readFile(join(ROOT, 'libs/client/README.md'), 'utf8');
+    const query = /await db\.graphql\('([^']+)'\)/.exec(readme)![1]!;
+    const quickStart = await blockAfter('libs/client/README.md', '## Quick start', 'ts');
+    const setUp = quickStart.split('\n').filter((line) => line.startsWith('import') || line.startsWith('const db')).join('\n');
+    await writeFile(join(project, 'graphql.mts'), addressed(`${setUp}\nconsole.log(JSON.stringify(await db.graphql(${JSON.stringify(query)})));\n`));
+    const { stdout } = await run(process.execPath, [join(project, 'graphql.mts')], { cwd: project, env: { PATH: process.env.PATH ?? '', ENTIA_API_KEY: apiKey } });
+    const answer = JSON.parse(stdout);
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.bookList.count).toEqual(expect.any(Number));
   });
 
   it('the SDK would publish as it is packed (npm publish --dry-run)', async () => {
