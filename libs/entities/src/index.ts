@@ -3,7 +3,7 @@ export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
 export { liveKey, refreshSignIn, signInOf, signInWithApiKey, type SignIn } from './sign-in';
 export { databasesOfIdentity, signInWithIdentity } from './identity-sign-in';
-export { passkeyHolder, registerPasskey, signInWithPasskey, type RegisteredPasskey } from './passkeys';
+export { databaseOfPasskey, passkeyHolder, registerPasskey, signInWithPasskey, type RegisteredPasskey } from './passkeys';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
 export { TargetCache } from './target-cache';
 export { describeDatabaseSchema } from './describe-schema';

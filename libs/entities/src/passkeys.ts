@@ -52,3 +52,10 @@ export async function signInWithPasskey(deps: EntitiesDeps, db: string, credenti
   }
   return signInOf(live);
 }
+
+/** The database a passkey belongs to (its record names it): where a sign-in that names none goes. */
+export async function databaseOfPasskey(deps: EntitiesDeps, credentialId: string): Promise<string | undefined> {
+  // A passkey's record id is made from the credential id alone: one passkey, one person anywhere.
+  const record = await deps.store.registry.keyRecord(credentialRecordId('', { property: '_passkey', subject: credentialId }));
+  return record?.kind === 'passkey' && !record.revokedAt ? record.db : undefined;
+}

@@ -20,6 +20,8 @@ export interface PasskeyKey {
   publicKey: string;
   counter: number;
   transports?: string[];
+  /** What the person called the device when registering it (Entu's client sends `deviceName`). */
+  device?: string;
 }
 
 /**

@@ -156,6 +156,7 @@ describe('HTTP basics', () => {
           '/api/auth/refresh',
           '/api/auth/{provider}',
           '/api/{db}/passkeys/options',
+          '/api/{db}/passkey',
           '/api/{db}/passkeys',
           '/api/{db}',
           '/api/{db}/entity',

@@ -52,6 +52,7 @@ describe('the OpenAPI document', () => {
     if (path === '/api/{db}/entity' && method === 'post') return req.send([{ type: '_type', reference: bookType }, { type: 'title', string: 'x' }]);
     if (path === '/api/{db}/entity/{id}' && method === 'post') return req.send([{ type: 'title', string: 'y' }]);
     if (path === '/api/{db}/passkeys') return req.send({ response: { id: 'credential', rawId: 'credential', type: 'public-key', response: {} } });
+    if (path === '/api/{db}/passkey' && method === 'post') return req.send({ id: 'credential', rawId: 'credential', type: 'public-key', response: {}, challengeToken: 'A'.repeat(43) });
     // A change stream that opened would never end: a list-only parameter, refused once the
     // credentials have been read, ends it with a 400.
     if (path === '/api/{db}/changes') return req.query({ sort: 'title.string' });
@@ -80,6 +81,10 @@ describe('the OpenAPI document', () => {
       // People's sign-in (issue 20): their own credentials are in the body or at the provider.
       startOidcSignIn: none,
       startProviderSignIn: none,
+      // Issue 33: passkeys at Entu's client's paths.
+      passkeySignInOptionsForEntu: none,
+      passkeyRegistrationOptionsForEntu: required,
+      registerPasskeyForEntu: required,
       finishOidcSignIn: none,
       exchangeOidcCode: none,
       passkeySignInOptions: none,

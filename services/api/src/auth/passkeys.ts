@@ -24,10 +24,21 @@ export interface RelyingParty {
   origins: readonly string[];
 }
 
-/** Whom a challenge was issued to: a database's sign-in, or one person's registration. */
+/** Whom a challenge was issued to: a database's sign-in (any database's, for Entu's client), or one person's registration. */
 interface Challenged {
+  db?: string;
+  person?: string;
+}
+
+/**
+ * What an answer's challenge must have been issued for. `challengeToken`: Entu's client sends the
+ * options' `challengeToken` back beside the answer; here it is the challenge itself (it is public:
+ * the options carry it), so it must name the very challenge the authenticator signed.
+ */
+interface Expected {
   db: string;
   person?: string;
+  challengeToken?: string;
 }
 
 /**
@@ -67,10 +78,10 @@ export class PasskeyCeremonies {
   }
 
   /** The passkey a registration answer creates; throws when it fails a check. */
-  async verifyRegistration(db: string, person: string, response: RegistrationResponseJSON): Promise<RegisteredPasskey> {
+  async verifyRegistration(db: string, person: string, response: RegistrationResponseJSON, challengeToken?: string): Promise<RegisteredPasskey> {
     const verification = await verifyRegistrationResponse({
       response,
-      expectedChallenge: (challenge) => this.issuedTo(challenge, { db, person }),
+      expectedChallenge: (challenge) => this.issuedTo(challenge, { db, person, ...(challengeToken === undefined ? {} : { challengeToken }) }),
       expectedOrigin: [...this.rp.origins],
       expectedRPID: this.rp.id,
       requireUserVerification: false,
@@ -85,17 +96,18 @@ export class PasskeyCeremonies {
     };
   }
 
-  async signInOptions(db: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  /** Options to sign in: to `db`, or without one (Entu's client) to the database of whichever passkey answers. */
+  async signInOptions(db?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const options = await generateAuthenticationOptions({ rpID: this.rp.id, userVerification: 'preferred', timeout: CHALLENGE_SECONDS * 1000 });
-    await this.challenges.keep(options.challenge, { db });
+    await this.challenges.keep(options.challenge, db === undefined ? {} : { db });
     return options;
   }
 
-  /** Checks a sign-in answer against the passkey it names; the counter it signed, or a throw. */
-  async verifySignIn(db: string, response: AuthenticationResponseJSON, key: PasskeyKey): Promise<number> {
+  /** Checks a sign-in answer into `db` against the passkey it names; the counter it signed, or a throw. */
+  async verifySignIn(db: string, response: AuthenticationResponseJSON, key: PasskeyKey, challengeToken?: string): Promise<number> {
     const verification = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: (challenge) => this.issuedTo(challenge, { db }),
+      expectedChallenge: (challenge) => this.issuedTo(challenge, { db, ...(challengeToken === undefined ? {} : { challengeToken }) }),
       expectedOrigin: [...this.rp.origins],
       expectedRPID: this.rp.id,
       credential: { id: response.id, publicKey: Buffer.from(key.publicKey, 'base64url'), counter: key.counter, ...(key.transports ? { transports: key.transports } : {}) },
@@ -105,9 +117,14 @@ export class PasskeyCeremonies {
     return verification.authenticationInfo.newCounter;
   }
 
-  /** Takes the challenge (whatever the answer): true when it was issued for this ceremony and not used. */
-  private async issuedTo(challenge: string, expected: Challenged): Promise<boolean> {
+  /**
+   * Takes the challenge (whatever the answer): true when it was issued for this ceremony and not
+   * used. A sign-in challenge issued without a database (Entu's client's) serves the passkey's own.
+   */
+  private async issuedTo(challenge: string, expected: Expected): Promise<boolean> {
     const issued = await this.challenges.take(challenge);
-    return issued !== undefined && issued.db === expected.db && issued.person === expected.person;
+    if (issued === undefined || issued.person !== expected.person) return false;
+    if (expected.challengeToken !== undefined && expected.challengeToken !== challenge) return false;
+    return issued.db === expected.db || (issued.db === undefined && expected.person === undefined && expected.challengeToken !== undefined);
   }
 }
