@@ -20,20 +20,23 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 
 const entu = {
   /** A signed-in person adds a passkey, naming the device, as the client's passkey page does. */
-  async register(api: string, token: string, db: string): Promise<Answer> {
+  async register(api: string, token: string, db: string, forgedToken?: string): Promise<Answer> {
     const auth = { Authorization: `Bearer ${token}` };
     const options = await call(`${api}/api/${db}/passkey`, { headers: auth });
     if (options.status !== 200) return options;
     const credential = await startRegistration({ optionsJSON: options.body });
-    const sent = { ...credential, challengeToken: options.body.challengeToken, deviceName: 'Test laptop' };
+    const sent = { ...credential, challengeToken: forgedToken ?? options.body.challengeToken, deviceName: 'Test laptop' };
     return { ...(await call(`${api}/api/${db}/passkey`, { method: 'POST', headers: auth, body: JSON.stringify(sent) })), sent };
   },
-  /** Signs in with a passkey, no database named, as the client's sign-in page does; `tamper` changes what is sent. */
-  async signIn(api: string, forgedToken?: string): Promise<Answer> {
-    const options = await call(`${api}/api/auth/passkey`);
+  /**
+   * Signs in with a passkey, no database named, as the client's sign-in page does. The test may
+   * forge the token sent back, ask the options for a database (`?db=`), or name one in the answer.
+   */
+  async signIn(api: string, how: { forgedToken?: string; optionsFor?: string; answerFor?: string } = {}): Promise<Answer> {
+    const options = await call(`${api}/api/auth/passkey${how.optionsFor === undefined ? '' : `?db=${encodeURIComponent(how.optionsFor)}`}`);
     if (options.status !== 200) return options;
     const credential = await startAuthentication({ optionsJSON: options.body });
-    const sent = { ...credential, challengeToken: forgedToken ?? options.body.challengeToken };
+    const sent = { ...credential, challengeToken: how.forgedToken ?? options.body.challengeToken, ...(how.answerFor === undefined ? {} : { db: how.answerFor }) };
     return { ...(await call(`${api}/api/auth/passkey`, { method: 'POST', body: JSON.stringify(sent) })), sent };
   },
 };

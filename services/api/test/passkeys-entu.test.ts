@@ -90,22 +90,29 @@ describe("passkeys as Entu's web client uses them (headless Chromium, virtual au
     expect((await request(api.app).post('/api/auth/passkey').send(sent)).status).toBe(401);
   });
 
-  it('refuses a forged challengeToken, and a sign-in into another database than the passkey’s', async () => {
-    needPasskey();
-    const forged = await inPage('signIn', t.baseUrl, 'A'.repeat(43));
-    expect(forged.status).toBe(401);
-    // The genuine challenge was spent by the refused attempt: the signed answer opens nothing now.
-    const sent = forged.sent as { challengeToken: string; response: { clientDataJSON: string } };
-    const challenge = JSON.parse(Buffer.from(sent.response.clientDataJSON, 'base64url').toString('utf8')).challenge;
-    expect((await request(api.app).post('/api/auth/passkey').send({ ...sent, challengeToken: challenge })).status).toBe(401);
+  const challengeOf = (sent: unknown) =>
+    JSON.parse(Buffer.from((sent as { response: { clientDataJSON: string } }).response.clientDataJSON, 'base64url').toString('utf8')).challenge as string;
 
-    // Options for another database: the passkey answers, and is refused there.
-    const options = await request(api.app).get('/api/auth/passkey').query({ db: other.db });
-    expect(options.status).toBe(200);
-    const elsewhere = await inPage('signIn', t.baseUrl);
-    expect(elsewhere.status).toBe(200);
-    const replayedElsewhere = await request(api.app).post('/api/auth/passkey').send({ ...(elsewhere.sent as object), db: other.db });
-    expect(replayedElsewhere.status).toBe(401);
+  it('refuses a forged challengeToken: 401, and the challenge the authenticator signed is spent', async () => {
+    needPasskey();
+    const forged = await inPage('signIn', t.baseUrl, { forgedToken: 'A'.repeat(43) });
+    expect(forged.status).toBe(401);
+    expect(forged.body).not.toHaveProperty('token');
+    // The genuine challenge was spent by the refused attempt: the signed answer opens nothing now.
+    expect((await request(api.app).post('/api/auth/passkey').send({ ...(forged.sent as object), challengeToken: challengeOf(forged.sent) })).status).toBe(401);
+  });
+
+  it('with ?db= of another database, the passkey is refused there (401, no token); with its own, it signs in', async () => {
+    needPasskey();
+    // Options bound to the other database, the answer naming none, or naming the other: all refused.
+    for (const how of [{ optionsFor: other.db }, { optionsFor: other.db, answerFor: other.db }, { answerFor: other.db }]) {
+      const refused = await inPage('signIn', t.baseUrl, how);
+      expect([JSON.stringify(how), refused.status, (refused.body as { token?: string } | undefined)?.token]).toEqual([JSON.stringify(how), 401, undefined]);
+    }
+    // The same passkey, options for its own database: the sign-in works, into that one only.
+    const own = await inPage('signIn', t.baseUrl, { optionsFor: t.db, answerFor: t.db });
+    expect(own.status).toBe(200);
+    expect((own.body as { accounts: { _id: string }[] }).accounts.map((account) => account._id)).toEqual([t.db]);
   });
 
   it('keeps the SDK’s shapes working beside them', async () => {
@@ -136,5 +143,27 @@ describe("passkeys as Entu's web client uses them (headless Chromium, virtual au
     expect((await request(api.app).post('/api/auth/passkey').send(unknown)).status).toBe(401);
     expect((await request(api.app).post('/api/auth/passkey').send({ ...unknown, challengeToken: { $ne: null } })).status).toBe(400);
     expect((await request(api.app).post('/api/auth/passkey').send({ ...unknown, db: 'nosuchdatabase' })).status).toBe(401);
+    // Missing fields, a field too many, `__proto__` as a field: the shape is refused before any ceremony.
+    expect((await request(api.app).post('/api/auth/passkey').send({ challengeToken: 'A'.repeat(43) })).status).toBe(400);
+    expect((await request(api.app).post('/api/auth/passkey').send({ ...unknown, extra: 1 })).status).toBe(400);
+    expect((await request(api.app).post('/api/auth/passkey').send(JSON.parse(`{"__proto__":{"admin":true},${JSON.stringify(unknown).slice(1)}`))).status).toBe(400);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('refuses a real registration answer sent back with a forged challengeToken: 400, no passkey added', async () => {
+    const mari = await t.newPerson('Mari');
+    await request(api.app).post(`/api/${t.db}/entity/${mari.id}`).set('Authorization', t.owner.auth).send([{ type: '_viewer', reference: mari.id }]).expect(200);
+    const forged = await inPage('register', t.baseUrl, mari.token, t.db, 'A'.repeat(43));
+    expect(forged.status).toBe(400);
+    // Sent again with the genuine token: that challenge was spent by the refused attempt.
+    const sent = forged.sent as Record<string, unknown>;
+    const again = await request(api.app).post(`/api/${t.db}/passkey`).set('Authorization', mari.auth).send({ ...sent, challengeToken: challengeOf(sent) });
+    expect(again.status).toBe(400);
+    const hers = await request(api.app).get(`/api/${t.db}/entity/${mari.id}`).set('Authorization', mari.auth);
+    expect(hers.body.entity._passkey).toBeUndefined();
+    // The same person and browser with the token the options gave: registered (what failed was the token).
+    const genuine = await inPage('register', t.baseUrl, mari.token, t.db);
+    expect(genuine.status).toBe(200);
+    expect((await request(api.app).get(`/api/${t.db}/entity/${mari.id}`).set('Authorization', mari.auth)).body.entity._passkey).toHaveLength(1);
   });
 });
