@@ -27,7 +27,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const candidate: Record<string, unknown> = { ...raw };
   const valid = validate(candidate);
   const found = valid ? [] : problems(validate.errors ?? [], raw);
-  const more = [corsProblem(candidate, raw), ...(valid ? signInProblems(candidate) : []), jwtSecretsProblem(candidate)].filter((problem) => problem !== undefined);
+  const more = [corsProblem(candidate, raw), ...(valid ? signInProblems(candidate) : []), ...(valid ? mailProblems(candidate) : []), jwtSecretsProblem(candidate)].filter(
+    (problem) => problem !== undefined,
+  );
   found.push(...more);
   if (valid && more.length === 0) return candidate;
   throw new ConfigError(`invalid configuration: ${found.join('; ')}`);
@@ -80,6 +82,24 @@ function signInProblems(config: Config): string[] {
   return found;
 }
 
+/** The mail settings (issue 33, item 5) beyond their types: a URL that parses (never shown: it may hold a password), and what goes with it. */
+function mailProblems(config: Config): string[] {
+  if (config.SMTP_URL === 'none') return [];
+  const found: string[] = [];
+  let url: URL | undefined;
+  try {
+    url = new URL(config.SMTP_URL);
+  } catch {
+    found.push('SMTP_URL is not a URL (smtp://[user:password@]host[:port] or smtps://…)');
+  }
+  if (url && (url.hostname === '' || url.pathname.replace(/^\/$/, '') !== '' || url.search !== '' || url.hash !== '')) {
+    found.push('SMTP_URL is smtp(s)://[user:password@]host[:port], with no path, query or fragment');
+  }
+  if (config.SMTP_FROM === 'none') found.push('SMTP_FROM is required with SMTP_URL (the From of invitation e-mails)');
+  if (config.APP_URL === 'none') found.push('APP_URL is required with SMTP_URL (invitation e-mails link to it)');
+  return found;
+}
+
 /** One message per offending variable (a union alone yields an error for each of its members). */
 function problems(errors: ErrorObject[], raw: Record<string, string>): string[] {
   const byName = new Map<string, string>();
@@ -102,7 +122,7 @@ function expectation(name: SettingName, error: ErrorObject): string {
 
 // Secrets never reach a log line, not even when they are wrong; nor do connection strings, which may hold a password.
 function shown(name: string, value: string | undefined): string {
-  return value === undefined || /SECRET|ACCESS_KEY|OIDC_PROVIDERS|REDIS_URL|MONGODB_URL/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
+  return value === undefined || /SECRET|ACCESS_KEY|OIDC_PROVIDERS|REDIS_URL|MONGODB_URL|SMTP_URL/.test(name) ? '' : ` (got ${JSON.stringify(value)})`;
 }
 
 /**

@@ -313,6 +313,24 @@ export const ConfigSchema = Type.Object({
     minLength: 1,
     description: 'Comma-separated origins of the web apps passkeys are used from, each on WEBAUTHN_RP_ID (https://app.example.com). Required with WEBAUTHN_RP_ID.',
   }),
+  // Invitations (issue 33, item 5): e-mailed through SMTP_URL, linking to APP_URL.
+  SMTP_URL: Type.String({
+    default: 'none',
+    pattern: '^(none|smtps?://\\S+)$',
+    description:
+      'SMTP server invitations are e-mailed through: smtp://[user:password@]host[:port] (STARTTLS when the server offers it) or smtps://… (TLS from the start); a secret, never logged. none: an invitation\'s link is answered once to the inviter instead. Needs SMTP_FROM and APP_URL.',
+  }),
+  SMTP_FROM: Type.String({
+    default: 'none',
+    pattern: '^[^\\r\\n]{1,254}$',
+    description: 'The From of invitation e-mails: an address, or "Name <address>". Required with SMTP_URL.',
+  }),
+  APP_URL: Type.String({
+    default: 'none',
+    pattern: '^(none|https?://[^?#\\s]+)$',
+    description:
+      'The address of the web app invitations link to (Entu\'s client: https://entu.app), as <APP_URL>/<db>/invite?token=…; none: the link is not made (without SMTP_URL the inviter gets the token alone). Required with SMTP_URL.',
+  }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     default: 15000,
     minimum: 0,

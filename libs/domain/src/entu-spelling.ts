@@ -19,6 +19,7 @@ const GENERATE = 'generate';
 export function fromEntuSpelling(items: readonly ValueInput[]): { items: ValueInput[]; sentAs: string[] } {
   const sentAs = items.map((item) => item.type);
   const translated = items.map((item, index) => {
+    if (item.type === ENTU_USER) throw invalid('Nothing was written.', [{ pointer: `/${index}`, message: invitationProblem(item) }]);
     const name = Object.hasOwn(ENTU_NAMES, item.type) ? ENTU_NAMES[item.type]! : undefined;
     if (name === undefined) return item;
     const { string, type: _entuName, ...rest } = item;
@@ -37,4 +38,30 @@ export function fromEntuSpelling(items: readonly ValueInput[]): { items: ValueIn
  */
 export function inEntuSpelling<T extends { type: string }>(written: readonly T[], sentAs: readonly string[]): T[] {
   return written.map((value, index) => (index < sentAs.length && sentAs[index] !== value.type && Object.hasOwn(ENTU_NAMES, sentAs[index]!) ? { ...value, type: sentAs[index]! } : value));
+}
+
+/**
+ * Entu's name for a person's way in (issue 33, item 5): its edit form's "Send invite" writes
+ * `{type: 'entu_user', string: 'send-invite'}`, which sends the person an invitation. Entia stores
+ * nothing under the name: the invitation is a capability of its own, not a value.
+ */
+const ENTU_USER = 'entu_user';
+const SEND_INVITE = 'send-invite';
+
+/**
+ * Whether a write is Entu's "send invite": exactly `[{type: 'entu_user', string: 'send-invite'}]`.
+ * Alone, so that the write is the invitation and nothing else: an invitation whose e-mail fails
+ * leaves nothing half written. Any other use of `entu_user` is refused by `fromEntuSpelling`.
+ */
+export function isEntuInvitation(items: readonly ValueInput[]): boolean {
+  if (items.length !== 1) return false;
+  const item = items[0]!;
+  return item.type === ENTU_USER && item.string === SEND_INVITE && Object.keys(item).every((key) => key === 'type' || key === 'string');
+}
+
+function invitationProblem(item: ValueInput): string {
+  if (item.string !== SEND_INVITE) return `${ENTU_USER} takes "${SEND_INVITE}" only: it sends the person an invitation`;
+  const extra = Object.keys(item).find((key) => key !== 'type' && key !== 'string');
+  if (extra !== undefined) return `${ENTU_USER} takes no ${JSON.stringify(extra.slice(0, 40))}: send {"type": "${ENTU_USER}", "string": "${SEND_INVITE}"}`;
+  return `an invitation (${ENTU_USER}: "${SEND_INVITE}") is sent alone, to an existing person`;
 }

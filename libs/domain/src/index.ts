@@ -90,5 +90,15 @@ export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSetting
 export { schemaVerdict, type SchemaVerdict } from './schema-version';
 export { SIGN_IN_CEILING_SECONDS, TOKEN_LIFETIME_SECONDS, checkRefreshable } from './token-refresh';
 export { returnAddressProblem, withSignInError, withSignInKey } from './sign-in-return';
-export { fromEntuSpelling, inEntuSpelling } from './entu-spelling';
+export { fromEntuSpelling, inEntuSpelling, isEntuInvitation } from './entu-spelling';
+export {
+  INVITATION_AUDIENCE,
+  INVITATION_SECONDS,
+  assertMayInvite,
+  checkInvitationClaims,
+  invitationClaims,
+  invitationLink,
+  inviteeAddress,
+  type InvitationClaims,
+} from './invitations';
 export { MAX_COUNTER_STEP, numbered, planCounters, type CounterRequest } from './counters';

@@ -2,6 +2,7 @@ import type { UploadTarget } from '@entia/files';
 import type { ChangeRecord } from '@entia/domain';
 import type { ChangeLog, Generations, JobProducer } from '@entia/jobs';
 import type { EntityWriter, Leases, Store } from '@entia/store';
+import type { InvitationKeys } from './invitation-token';
 import type { SchemaCache } from './schema';
 import type { TargetCache } from './target-cache';
 
@@ -45,6 +46,29 @@ export interface WriteSettings {
   uploadUrlTtlSeconds: number;
 }
 
+/**
+ * Words that stand for something once for a while (the API's `SingleUse` in Redis): only a word's
+ * hash is kept, and taking it deletes it in the same step, so of two takers one gets the value.
+ */
+export interface OnceStore<T> {
+  keep(word: string, value: T): Promise<void>;
+  /** What the word stands for, taken: undefined when unknown, used or expired. */
+  take(word: string): Promise<T | undefined>;
+}
+
+/** What an invitation's server-side record holds (its token is the word it is kept under). */
+export interface InvitationRecord {
+  db: string;
+  person: string;
+}
+
+/** Invitations (issue 33, item 5): the keys their tokens are signed with, and the record that makes each usable once. */
+export interface InvitationDeps {
+  keys: InvitationKeys;
+  /** Keeps each invitation for INVITATION_SECONDS. */
+  pending: OnceStore<InvitationRecord>;
+}
+
 /** What every use case talks to, given by the service that runs it. */
 export interface EntitiesDeps extends SettleDeps {
   /** The leases the writer takes; also held around writes of a database's property definitions. */
@@ -53,4 +77,6 @@ export interface EntitiesDeps extends SettleDeps {
   settings: WriteSettings;
   /** The entities writes reference (and their owners), cached under their generation tokens. */
   targets: TargetCache;
+  /** Absent where invitations are neither sent nor accepted (tools, the worker): accepting one is then refused. */
+  invitations?: InvitationDeps;
 }

@@ -38,7 +38,7 @@ export async function signInWithIdentity(deps: EntitiesDeps, tenant: Tenant, ide
     const email = profile.emailVerified ? profile.email : undefined;
     const matched = settings.emailMatch && email ? await personWithEmail(tenant, email) : undefined;
     if (matched) {
-      await addValues(deps, { ...tenant, caller: { personId: matched } }, matched, [{ type: '_identity', string: subject }], { verified });
+      await linkVerifiedIdentity(deps, tenant, matched, subject);
     } else if (settings.selfRegistration) {
       const schema = await schemaOf(deps, tenant);
       const personType = tenant.record.meta.person;
@@ -63,6 +63,19 @@ export async function signInWithIdentity(deps: EntitiesDeps, tenant: Tenant, ide
 }
 
 /**
+ * Records a provider identity the server verified on `person`, written as the person themselves
+ * (a sign-in matched by e-mail, an accepted invitation). Another sign-in that recorded it first is
+ * no failure here: the caller reads what stands (`signInIfLive`) and judges it.
+ */
+export async function linkVerifiedIdentity(deps: EntitiesDeps, tenant: Tenant, person: string, subject: string): Promise<void> {
+  try {
+    await addValues(deps, { ...tenant, caller: { personId: person } }, person, [{ type: '_identity', string: subject }], { verified: { property: '_identity', subject } });
+  } catch (error) {
+    if (!(error instanceof CredentialTaken)) throw error;
+  }
+}
+
+/**
  * A credential's record is written just before the person it opens (so that the write never
  * stands without its index) and withdrawn if that write fails: a record this young whose person
  * is not there yet belongs to a write still under way, and is waited for.
@@ -71,7 +84,7 @@ const IN_FLIGHT_MS = 10_000;
 const SETTLE_WAIT_MS = 5_000;
 
 /** The sign-in an identity's record gives; refused when the record stands but no longer opens the database. */
-async function signInIfLive(deps: EntitiesDeps, tenant: Tenant, recordId: string): Promise<SignIn | 'unknown'> {
+export async function signInIfLive(deps: EntitiesDeps, tenant: Tenant, recordId: string): Promise<SignIn | 'unknown'> {
   const deadline = Date.now() + SETTLE_WAIT_MS;
   for (;;) {
     const record = await deps.store.registry.keyRecord(recordId);

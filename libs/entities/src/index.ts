@@ -1,8 +1,10 @@
-export type { EntitiesDeps, FailureLog, Objects, SettleDeps, WriteSettings } from './deps';
+export type { EntitiesDeps, FailureLog, InvitationDeps, InvitationRecord, Objects, OnceStore, SettleDeps, WriteSettings } from './deps';
 export { signedIn, type Tenant } from './tenant';
 export { generateApiKey, hashApiKey } from './api-keys';
 export { liveKey, refreshSignIn, signInOf, signInWithApiKey, type SignIn } from './sign-in';
 export { databasesOfIdentity, signInWithIdentity } from './identity-sign-in';
+export { acceptInvitation, createInvitation, withdrawInvitation, type NewInvitation } from './invitations';
+export { InvitationKeys, type InvitationSecret } from './invitation-token';
 export { databaseOfPasskey, passkeyHolder, registerPasskey, signInWithPasskey, type RegisteredPasskey } from './passkeys';
 export { SchemaCache, compileSchema, typeNameOf, type Schema } from './schema';
 export { TargetCache } from './target-cache';

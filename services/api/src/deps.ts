@@ -1,11 +1,12 @@
-import { cacheRedisUrl, type Config } from '@entia/config';
-import type { ChangeRecord } from '@entia/domain';
+import { cacheRedisUrl, parseJwtSecrets, type Config } from '@entia/config';
+import { INVITATION_SECONDS, type ChangeRecord } from '@entia/domain';
 import { ObjectStore } from '@entia/files';
-import { SchemaCache, TargetCache, type EntitiesDeps } from '@entia/entities';
+import { InvitationKeys, SchemaCache, TargetCache, type EntitiesDeps, type InvitationRecord } from '@entia/entities';
 import { ChangeLog, Generations, JobProducer, RedisBreaker, checkRedisRoles, createRedis } from '@entia/jobs';
 import { EntityWriter, RedisLeases, Store, loggedConnection, type ConnectionEvents } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { SingleUse } from './auth/single-use';
 import { ChangeHub } from './changes/hub';
 
 /**
@@ -63,6 +64,12 @@ export function openDeps(config: Config, logger: Logger, connection: ConnectionE
     changes,
     hub: new ChangeHub(changes, config.REDIS_URL, logger, config.DEPENDENCY_TIMEOUT_MS),
     settings: { maxStringLength: config.MAX_STRING_LENGTH, maxFileBytes: config.MAX_FILE_BYTES, uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS },
+    // Invitations (issue 33, item 5): signed with keys derived from the token secrets, each kept in
+    // Redis (its token's hash only) until used or a day has passed.
+    invitations: {
+      keys: new InvitationKeys(parseJwtSecrets(config)),
+      pending: new SingleUse<InvitationRecord>(breaker, `${config.REDIS_PREFIX}:invitation`, INVITATION_SECONDS),
+    },
   };
 }
 

@@ -28,6 +28,9 @@ const SECRET_QUERY_PARAMETERS = new Set([
   'code',
   'state',
   'entia_code',
+  // An invitation's token (issue 33, item 5), as Entu's client passes it on: `GET /api/auth?invite=`,
+  // and its pages' `?token=` (above) and `?invite=`.
+  'invite',
 ]);
 
 function decoded(text: string): string {

@@ -9,11 +9,13 @@ import { which } from './which';
 
 /** A server we compile from Go source once per machine and keep in the cache. */
 interface BinarySpec {
-  name: 'ferretdb' | 'minio' | 'promtool';
+  name: 'ferretdb' | 'minio' | 'promtool' | 'mailpit';
   label: string;
   version: string;
   /** Env var pointing at a prebuilt binary, which then skips the build entirely. */
   overrideEnv: string;
+  /** What a binary that runs answers with exit code 0 (its smoke test); `--version` unless given. */
+  smokeArgs?: string[];
   build(ctx: BuildContext): Promise<string>;
 }
 
@@ -29,6 +31,8 @@ export const FERRETDB_VERSION = 'v1.24.2';
 export const MINIO_MODULE_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
 // Prometheus's Go module numbers Prometheus 3.<minor>.<patch> as v0.3<minor, 2 digits>.<patch>.
 export const PROMTOOL_MODULE_VERSION = 'v0.316.0';
+// The proxy serves v1.27.11 and v1.33.1 of Mailpit (not v1.27.0).
+export const MAILPIT_VERSION = 'v1.33.1';
 
 async function go(ctx: BuildContext, args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
   const r = await runCommand(ctx.go, args, { cwd, env: { ...ctx.env, GOWORK: 'off', ...extraEnv }, logFile: ctx.logFile });
@@ -108,12 +112,26 @@ export const PROMTOOL: BinarySpec = {
   },
 };
 
+/**
+ * Mailpit, the SMTP server of the test stack (issue 33, item 5): it takes every message and shows
+ * it through its HTTP API, where the invitation tests read what was delivered. A `go install`
+ * (about 35 s here with a cold module cache). It has no `--version` (its `version` asks GitHub).
+ */
+export const MAILPIT: BinarySpec = {
+  name: 'mailpit',
+  label: `Mailpit ${MAILPIT_VERSION}`,
+  version: MAILPIT_VERSION,
+  overrideEnv: 'ENTIA_MAILPIT_BIN',
+  smokeArgs: ['--help'],
+  build: (ctx) => goInstall(ctx, 'mailpit', ['-trimpath', `github.com/axllent/mailpit@${MAILPIT_VERSION}`]),
+};
+
 export function binaryPath(spec: BinarySpec, env: NodeJS.ProcessEnv = process.env): string {
   return path.join(binDir(env), `${spec.name}-${spec.version}`, spec.name);
 }
 
-function smokeTest(bin: string): string | undefined {
-  const r = spawnSync(bin, ['--version'], { timeout: 30_000, encoding: 'utf8' });
+function smokeTest(bin: string, args = ['--version']): string | undefined {
+  const r = spawnSync(bin, args, { timeout: 30_000, encoding: 'utf8' });
   if (r.error) return r.error.message;
   if (r.status !== 0) return (r.stderr || r.stdout).trim().split('\n')[0] ?? `exit code ${r.status}`;
   return undefined;
@@ -123,13 +141,13 @@ function smokeTest(bin: string): string | undefined {
  * A binary counts as good once it has run `--version` successfully; the stamp (size + mtime)
  * saves doing that on every start, and catches a binary replaced behind our back.
  */
-function verified(bin: string, log: Log | undefined, label: string): boolean {
+function verified(bin: string, log: Log | undefined, label: string, smokeArgs?: string[]): boolean {
   const st = fs.statSync(bin, { throwIfNoEntry: false });
   if (!st) return false;
   const stampFile = `${bin}.verified`;
   const stamp = `${st.size}:${st.mtimeMs}`;
   if (readOrEmpty(stampFile) === stamp) return true;
-  const problem = smokeTest(bin);
+  const problem = smokeTest(bin, smokeArgs);
   if (problem) {
     log?.(`cached ${label} at ${bin} does not run (${problem}); rebuilding`);
     return false;
@@ -172,7 +190,7 @@ export async function ensureBinary(spec: BinarySpec, env: NodeJS.ProcessEnv, log
     return { path: override, built: false, ms: 0 };
   }
   const final = binaryPath(spec, env);
-  if (verified(final, log, spec.label)) return { path: final, built: false, ms: Date.now() - started };
+  if (verified(final, log, spec.label, spec.smokeArgs)) return { path: final, built: false, ms: Date.now() - started };
 
   const goBin = findGo(env);
   if (!goBin) {
@@ -183,7 +201,7 @@ export async function ensureBinary(spec: BinarySpec, env: NodeJS.ProcessEnv, log
   const bins = binDir(env);
   const key = `${spec.name}-${spec.version}`;
   return withLock(path.join(bins, `.${key}.lock`), log, async () => {
-    if (verified(final, undefined, spec.label)) return { path: final, built: false, ms: Date.now() - started };
+    if (verified(final, undefined, spec.label, spec.smokeArgs)) return { path: final, built: false, ms: Date.now() - started };
     // Holding the lock, any temp dir for this binary is left over from a killed build.
     for (const e of fs.readdirSync(bins)) {
       if (e.startsWith(`.tmp-${key}-`)) fs.rmSync(path.join(bins, e), { recursive: true, force: true });
@@ -194,7 +212,7 @@ export async function ensureBinary(spec: BinarySpec, env: NodeJS.ProcessEnv, log
     log(`building ${spec.label} with ${goBin} (first run on this machine; takes minutes; log: ${logFile})`);
     try {
       const built = await spec.build({ go: goBin, tmp, env, logFile });
-      const problem = smokeTest(built);
+      const problem = smokeTest(built, spec.smokeArgs);
       if (problem) throw new StackError(`freshly built ${spec.label} does not run: ${problem} (log: ${logFile})`);
       fs.mkdirSync(path.dirname(final), { recursive: true });
       // Same filesystem as the cache, so the rename is atomic: readers see no binary or a whole one.

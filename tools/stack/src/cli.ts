@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { runAdmin } from './admin';
 import { runApp } from './app';
-import { ensureBinary, FERRETDB, MINIO } from './build';
+import { ensureBinary, FERRETDB, MAILPIT, MINIO } from './build';
 import { writeEnvFile } from './envfile';
 import { StackError, errorMessage } from './errors';
 import { seconds, stderrLog } from './log';
@@ -22,8 +22,8 @@ const ENV_FILE = path.join(STATE_DIR, 'env');
 const USAGE = `usage: entia-stack <command>
   up      start MongoDB (or FerretDB), Redis and MinIO with data in .stack/data; print env; Ctrl-C stops
   start   up + the API and worker (services/*/dist/main.js); PORT (3000), WORKER_PORT (PORT+1), METRICS_PORT (9464)
-  test    jest against an ephemeral stack; extra args go to jest; last line: "<N> passed, <N> failed"
-  build   build or check the cached FerretDB and MinIO binaries and the pinned Node (.node-version)
+  test    jest against an ephemeral stack (with Mailpit for e-mail); extra args go to jest; last line: "<N> passed, <N> failed"
+  build   build or check the cached FerretDB, MinIO and Mailpit binaries and the pinned Node (.node-version)
   admin   entia-admin (npm run admin) with .stack/env's settings when the local stack runs
 start, test and admin run on the pinned Node: fetched once from the npm registry when the machine's is another major`;
 
@@ -66,7 +66,7 @@ async function build(): Promise<number> {
   const t = Date.now();
   const node = await ensureNode(pinnedNodeVersion(REPO), process.env, stderrLog);
   stderrLog(`Node ${node.version}: ${node.fetched ? 'fetched' : 'cached'} (${node.path})`);
-  for (const spec of [FERRETDB, MINIO]) {
+  for (const spec of [FERRETDB, MINIO, MAILPIT]) {
     const r = await ensureBinary(spec, process.env, stderrLog);
     stderrLog(`${spec.label}: ${r.built ? 'built' : 'cached'} in ${(r.ms / 1000).toFixed(1)}s (${r.path})`);
   }

@@ -8,6 +8,7 @@ import { FERRETDB } from './build';
 import { waitForMongoUrl } from './engine-url';
 import { startFerretDb } from './ferretdb';
 import { seconds, stderrLog, type Log } from './log';
+import { startMailpit } from './mailpit';
 import { startMinio } from './minio';
 import { findMongod, startMongod } from './mongod';
 import { startRedis } from './redis';
@@ -20,6 +21,8 @@ export interface StackOptions {
   log?: Log;
   /** Stops waiting for the servers (Ctrl-C while starting): what was started is stopped and startStack rejects. */
   signal?: AbortSignal;
+  /** Also an SMTP server (Mailpit) for tests that send e-mail; the test stack's alone. */
+  mail?: boolean;
 }
 
 export interface Stack {
@@ -101,6 +104,13 @@ async function s3Part(env: NodeJS.ProcessEnv, root: string, log: Log, signal?: A
   };
 }
 
+async function mailPart(env: NodeJS.ProcessEnv, root: string, log: Log, signal?: AbortSignal): Promise<Part<'ENTIA_TEST_SMTP_URL' | 'ENTIA_TEST_MAILPIT_URL'>> {
+  const t = Date.now();
+  const s = await startMailpit({ port: portFrom(env, 'ENTIA_STACK_SMTP_PORT'), dir: path.join(root, 'mailpit'), env, log, signal });
+  log(`smtp: Mailpit ready at ${s.smtpUrl} (messages at ${s.apiUrl}) in ${seconds(t)}`);
+  return { env: { ENTIA_TEST_SMTP_URL: s.smtpUrl, ENTIA_TEST_MAILPIT_URL: s.apiUrl }, server: s };
+}
+
 /**
  * JWT_SECRET when given; else one kept in the data dir, so tokens survive a restart of a
  * persistent stack (an ephemeral stack's dir, and so its secret, is new each run).
@@ -127,7 +137,7 @@ async function stopAll(servers: ManagedServer[]): Promise<void> {
   await Promise.allSettled(servers.map((s) => s.stop()));
 }
 
-/** MongoDB, Redis and S3: the given URLs where set, otherwise real servers started here. */
+/** MongoDB, Redis and S3 (and, with `mail`, Mailpit): the given URLs where set, otherwise real servers started here. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? stderrLog;
@@ -140,7 +150,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const untrackRoot = opts.dataDir ? () => undefined : trackTempDir(root);
   log(`starting (data: ${root}${opts.dataDir ? '' : ', removed on stop'})`);
 
-  const results = await Promise.allSettled([mongoPart(env, root, log, opts.signal), redisPart(env, root, log, opts.signal), s3Part(env, root, log, opts.signal)]);
+  const results = await Promise.allSettled([
+    mongoPart(env, root, log, opts.signal),
+    redisPart(env, root, log, opts.signal),
+    s3Part(env, root, log, opts.signal),
+    ...(opts.mail ? [mailPart(env, root, log, opts.signal)] : []),
+  ]);
   const servers = results.flatMap((r) => (r.status === 'fulfilled' && r.value.server ? [r.value.server] : []));
   const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
   if (failures.length) {
@@ -153,8 +168,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
     throw combine(failures);
   }
-  const [mongo, redis, s3] = results.map((r) => (r as PromiseFulfilledResult<Part<keyof StackEnv>>).value);
-  const stackEnv = { ...mongo!.env, ...redis!.env, ...s3!.env, JWT_SECRET: jwtSecret(env, root) } as StackEnv;
+  const [mongo, redis, s3, mail] = results.map((r) => (r as PromiseFulfilledResult<Part<keyof StackEnv>>).value);
+  const stackEnv = { ...mongo!.env, ...redis!.env, ...s3!.env, ...mail?.env, JWT_SECRET: jwtSecret(env, root) } as StackEnv;
   log(`ready in ${seconds(started)}`);
 
   let stopping: Promise<void> | undefined;

@@ -44,7 +44,8 @@ export async function runTests(repo: string, jestArgs: string[]): Promise<{ summ
   // ENTIA_TEST_TOOLS=0 skips them, for a run of test files that need none of them (say
   // `ENTIA_TEST_TOOLS=0 npm test -- libs/domain`): on a fresh machine they take minutes to install.
   if (process.env.ENTIA_TEST_TOOLS !== '0') await ensureTestTools(repo, process.env, stderrLog);
-  const stack = await startStack({});
+  // With an SMTP server: the invitation tests read what the API e-mailed (ENTIA_TEST_SMTP_URL, ENTIA_TEST_MAILPIT_URL).
+  const stack = await startStack({ mail: true });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'entia-jest-'));
   const untrackTmp = trackTempDir(tmp);
   const outputFile = path.join(tmp, 'jest.json');

@@ -8,9 +8,13 @@ export interface StackEnv {
   S3_REGION: string;
   /** Not a server, but the one secret every API process must share: the local stack provides it too. */
   JWT_SECRET: string;
+  /** The test stack's SMTP server (Mailpit; `StackOptions.mail`), for the tests that send e-mail: an SMTP_URL. */
+  ENTIA_TEST_SMTP_URL?: string;
+  /** Mailpit's HTTP API, where those tests read what was delivered. */
+  ENTIA_TEST_MAILPIT_URL?: string;
 }
 
-export type ServerName = 'mongodb' | 'redis' | 'minio';
+export type ServerName = 'mongodb' | 'redis' | 'minio' | 'mailpit';
 
 export interface ManagedServer {
   name: ServerName;

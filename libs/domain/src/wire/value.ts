@@ -64,7 +64,13 @@ export const ValueSchema = Type.Object(
   {
     ...StoredValueSchema.properties,
     upload: Type.Optional(UploadTargetSchema),
-    url: Type.Optional(Type.String({ description: 'File values read by id: a signed download URL, valid 60 s.' })),
+    url: Type.Optional(
+      Type.String({ description: 'File values read by id: a signed download URL, valid 60 s. An invitation answered without SMTP_URL: its link (with APP_URL set).' }),
+    ),
+    email: Type.Optional(Type.String({ description: 'An invitation (`entu_user`, issue 33): the e-mail it goes to.' })),
+    invite: Type.Optional(
+      Type.String({ description: 'An invitation (`entu_user`, issue 33): its token, this once, when there is no SMTP_URL; `***` when it was e-mailed.' }),
+    ),
   },
   { additionalProperties: false },
 );

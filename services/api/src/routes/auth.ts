@@ -1,7 +1,7 @@
 import { AuthResultSchema, DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
 import { grantOf, unauthorized } from '../auth/authenticate';
-import { databasesOfIdentity, refreshSignIn, signInWithApiKey, signInWithIdentity, type SignIn } from '@entia/entities';
+import { acceptInvitation, databasesOfIdentity, refreshSignIn, signInWithApiKey, signInWithIdentity, type SignIn } from '@entia/entities';
 import { signInAnswer } from '../auth/answer';
 import { SignInKeys } from '../auth/sign-in-keys';
 import { TokenKeys } from '../auth/tokens';
@@ -33,14 +33,23 @@ export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys)
       auth: 'none',
       security: 'apiKey',
       query: Type.Object(
-        { db: Type.Optional(Database), account: Type.Optional({ ...Database, description: "Entu's other name for `db`." }) },
+        {
+          db: Type.Optional(Database),
+          account: Type.Optional({ ...Database, description: "Entu's other name for `db`." }),
+          invite: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 2048, description: "An invitation's token (with a provider sign-in's one-time key): binds that identity to the invited person." }),
+          ),
+        },
         { additionalProperties: false },
       ),
       responses: {
         200: { description: 'The databases the key opens, and the token.', schema: AuthResultSchema },
-        401: { description: 'Missing, unknown or revoked API key; an unknown, used or expired one-time key; an identity no database knows.' },
+        401: {
+          description:
+            'Missing, unknown or revoked API key; an unknown, used or expired one-time key; an identity no database knows; an invitation forged, expired, used, for another database, or sent with an API key.',
+        },
         404: { description: 'A one-time key with `db` naming no database.' },
-        409: { description: 'A one-time key without `db` whose person several databases know: sign in again naming one.' },
+        409: { description: 'A one-time key without `db` whose person several databases know (sign in again naming one); an invitation for a person other than the one the identity is already bound to.' },
       },
       handler: async ({ query, req, res }) => {
         const authorization = req.headers.authorization ?? '';
@@ -54,7 +63,9 @@ export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys)
           );
         }
         const db = query.db ?? query.account;
-        const signIn = SignInKeys.isOne(match[1]!) ? await withSignInKey(match[1]!, db) : await signInWithApiKey(deps.store, match[1]!, db);
+        const oneTime = SignInKeys.isOne(match[1]!);
+        if (query.invite !== undefined && !oneTime) throw unauthorized('An invitation is accepted with the one-time key of a provider sign-in, not with an API key.');
+        const signIn = oneTime ? await withSignInKey(match[1]!, db, query.invite) : await signInWithApiKey(deps.store, match[1]!, db);
         res.set('Cache-Control', 'no-store').json(signInAnswer(signIn, signingKey));
       },
     }),
@@ -85,10 +96,13 @@ export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys)
    * A provider sign-in's one-time key, taken: its person signs in to `db`, or without one to the
    * one database that knows the identity. A named database is checked before the key is spent.
    */
-  async function withSignInKey(key: string, db: string | undefined): Promise<SignIn> {
+  async function withSignInKey(key: string, db: string | undefined, invite: string | undefined): Promise<SignIn> {
+    // Entu's client names the invitation's database (it reads it from the token); one is needed to accept it.
+    if (invite !== undefined && db === undefined) throw unauthorized('An invitation is accepted in its database: send db with it.');
     const named = db === undefined ? undefined : await tenants.resolve(db, undefined);
     const person = await signInKeys.take(key);
     if (!person) throw unauthorized('Unknown, used or expired sign-in key: sign in again.');
+    if (named && invite !== undefined) return acceptInvitation(deps, named, invite, person.identity, person.profile);
     if (named) return signInWithIdentity(deps, named, person.identity, person.profile);
     const databases = await databasesOfIdentity(deps, person.identity);
     if (databases.length === 0) throw unauthorized('This identity is not a person of any database: sign in again naming the database (db) to join one.');

@@ -1,9 +1,11 @@
-import { callerTags, fromEntuSpelling, inEntuSpelling, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
+import { callerTags, fromEntuSpelling, inEntuSpelling, isEntuInvitation, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
 import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
 import { personIn } from '../auth/tokens';
 import type { Deps } from '../deps';
+import { InvitationSender } from '../invitations';
+import { smtpMailer } from '../mail/mailer';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
@@ -45,6 +47,7 @@ const listResponses = {
 
 export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
   const cache = new ResponseCache(deps.cacheBreaker, deps.generations, deps.config.REDIS_PREFIX, deps.config.CACHE_TTL_SECONDS, deps.logger);
+  const invitations = new InvitationSender(deps, smtpMailer(deps.config));
   return [
     defineRoute({
       method: 'post',
@@ -121,13 +124,20 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       method: 'post',
       path: '/api/{db}/entity/{id}',
       operationId: 'addValues',
-      summary: 'Add values, or overwrite values named by `_id`; all or nothing.',
+      summary:
+        'Add values, or overwrite values named by `_id`; all or nothing. `[{"type": "entu_user", "string": "send-invite"}]` alone invites the person instead (issue 33): e-mailed through SMTP_URL, else its token answered once in `invite`.',
       tags: ['entities'],
       params: DbIdPath,
       body: ValuesBody,
-      responses: { 200: { description: 'The values created or overwritten, as one array in the order sent, each naming its property in `type` (Entu\'s shape).', schema: AddedValues }, ...errors },
+      responses: {
+        200: { description: 'The values created or overwritten, as one array in the order sent, each naming its property in `type` (Entu\'s shape).', schema: AddedValues },
+        ...errors,
+        503: { description: 'An invitation whose e-mail the SMTP server did not take: withdrawn, nothing written.' },
+      },
       handler: async ({ params, body, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
+        // Entu's "send invite" (issue 33, item 5): an invitation, not a value (see ../invitations.ts).
+        if (isEntuInvitation(body)) return void res.json(await invitations.send(tenant, existingId(params.id, 'entity')));
         const { items, sentAs } = fromEntuSpelling(body);
         const added = await addValues(deps, tenant, existingId(params.id, 'entity'), items);
         res.json({ ...added, properties: inEntuSpelling(added.properties, sentAs) });
