@@ -88,10 +88,7 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         404: { description: 'No such database, or passkeys are not configured.' },
       },
       handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
-        const holder = await passkeyHolder(tenant);
-        const rp = configured();
-        res.json(await rp.registrationOptions(tenant.name, { id: holder.personId, name: holder.name }, holder.passkeys));
+        res.json(await registrationOptions(await tenants.resolve(params.db, grantOf(res))));
       },
     }),
     defineRoute({
@@ -202,9 +199,7 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         404: { description: 'No such database, or passkeys are not configured.' },
       },
       handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
-        const holder = await passkeyHolder(tenant);
-        const options = await configured().registrationOptions(tenant.name, { id: holder.personId, name: holder.name }, holder.passkeys);
+        const options = await registrationOptions(await tenants.resolve(params.db, grantOf(res)));
         res.set('Cache-Control', 'no-store').json({ ...options, challengeToken: options.challenge });
       },
     }),
@@ -233,6 +228,12 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
       },
     }),
   ];
+
+  /** Options to register a passkey for the signed-in person, excluding those they hold. */
+  async function registrationOptions(tenant: Tenant) {
+    const holder = await passkeyHolder(tenant);
+    return configured().registrationOptions(tenant.name, { id: holder.personId, name: holder.name }, holder.passkeys);
+  }
 
   /** The passkey a registration answer of the signed-in person creates; a 400 saying why when it fails a check. */
   async function verifiedRegistration(tenant: Tenant, response: RegistrationResponseJSON, challengeToken?: string): Promise<RegisteredPasskey> {
