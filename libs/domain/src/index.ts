@@ -51,6 +51,7 @@ export { MAX_PROPS, parseProps, selectedProperties, selectionOf, type Selection 
 export { PARENT_RIGHT_PROPERTIES, shownFrom, withShownRights } from './rights-shown';
 export { MAX_CURSOR_LENGTH, decodeCursor, encodeCursor, positionOf, sortEnd, sortSpec, type CursorPosition, type CursorValue } from './query/cursor';
 export { matchesFilter, matchesFilters } from './query/match';
+export { CACHE_POLICIES, boundOf, boundedCache, type BoundedCache, type CacheBound, type CacheName, type CacheOptions, type CachePolicy } from './caches';
 export { conditionOf, type FilterCondition } from './query/cumulative';
 export { MAX_PREFIX, prefixes, searchTerms, words } from './search/tokens';
 export { MAX_SEARCH_WORDS, searchIndex, sortKeys, type SortKeys, type SortScalar } from './search/derive';

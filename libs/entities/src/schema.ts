@@ -1,4 +1,4 @@
-import { compileType, definitionMap, labelOf, referencesOf, typeOf, type CompiledType, type Entity, type FormulaPath, type Properties, type PropertyDefinition, type ValueType } from '@entia/domain';
+import { boundedCache, compileType, definitionMap, labelOf, referencesOf, typeOf, type CompiledType, type Entity, type FormulaPath, type Properties, type PropertyDefinition, type ValueType, type BoundedCache } from '@entia/domain';
 import { isRedisUnavailable, type Generations } from '@entia/jobs';
 import type { DatabaseRecord, Store } from '@entia/store';
 
@@ -32,22 +32,27 @@ export interface Schema {
 
 const EMPTY = compileType(new Map());
 
-// Per process, a handful of databases at a time are busy; the rest reload on their next use.
-const MAX_CACHED = 200;
+/** What is kept per database: the schema and the token it was read under. */
+interface Kept {
+  token: string;
+  schema: Schema;
+}
 
 /**
  * Schemas cached per process and keyed by the database's schema token (`Generations`), which every
  * write of a type or definition replaces before it is acknowledged: a cached schema is used only
- * while nothing in it has changed, at the cost of one Redis GET.
+ * while nothing in it has changed, at the cost of one Redis GET. Per process, a handful of
+ * databases at a time are busy; the rest reload on their next use (`schemas` bound).
  */
 export class SchemaCache {
-  private readonly cached = new Map<string, { token: string; schema: Schema }>();
-  private readonly loading = new Map<string, { token: string; schema: Promise<Schema> }>();
+  private readonly schemas: BoundedCache<string, Kept, { token: string; record: DatabaseRecord }>;
 
   constructor(
     private readonly store: Store,
     private readonly generations: Generations,
-  ) {}
+  ) {
+    this.schemas = boundedCache('schemas', { load: async (db, { token, record }) => ({ token, schema: await this.load(db, record) }) });
+  }
 
   async of(db: string, record: DatabaseRecord): Promise<Schema> {
     const token = await this.generations.schema(db).catch((error: unknown) => {
@@ -57,23 +62,11 @@ export class SchemaCache {
     // Without Redis the token is unknown, and so whether a cached schema is current: read it
     // afresh and keep nothing. Reads go on answering (SPEC §11); writes fail at their lease anyway.
     if (token === undefined) return this.load(db, record);
-    const hit = this.cached.get(db);
-    if (hit && hit.token === token) return hit.schema;
     // Requests arriving together share one load: on an engine that scans for it, ten concurrent
-    // loads could each take longer than one.
-    const pending = this.loading.get(db);
-    if (pending && pending.token === token) return pending.schema;
-    const loading = this.load(db, record);
-    this.loading.set(db, { token, schema: loading });
-    try {
-      const schema = await loading;
-      this.cached.delete(db);
-      if (this.cached.size >= MAX_CACHED) this.cached.delete(this.cached.keys().next().value!);
-      this.cached.set(db, { token, schema });
-      return schema;
-    } finally {
-      if (this.loading.get(db)?.schema === loading) this.loading.delete(db);
-    }
+    // loads could each take longer than one. A schema kept under another token is loaded again; a
+    // load still running under another token (which `fetch` hands out to whoever asks) is passed by.
+    const kept = await this.schemas.fetch(db, { context: { token, record }, forceRefresh: this.schemas.peek(db)?.token !== token });
+    return kept?.token === token ? kept.schema : this.load(db, record);
   }
 
   private async load(db: string, record: DatabaseRecord): Promise<Schema> {

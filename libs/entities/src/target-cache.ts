@@ -1,9 +1,6 @@
-import type { Entity } from '@entia/domain';
+import { boundedCache, type BoundedCache, type Entity } from '@entia/domain';
 import { isRedisUnavailable, type Generations } from '@entia/jobs';
 import type { EntityCollection } from '@entia/store';
-
-// Per process: what writes reference most; the rest are read again.
-const MAX_CACHED = 2000;
 
 /**
  * The entities writes read to check and label their references: cached per process under each
@@ -16,14 +13,20 @@ const MAX_CACHED = 2000;
  * The token is read before the entity: an entity read after a write replaced the token is kept
  * under the old, dead token. A missing token (expired, evicted) is claimed first, and nothing is
  * kept when a write set one meanwhile. Without Redis, every entity is read from the database.
+ *
+ * Per process it keeps what writes reference most (`targets` bound); the rest are read again. It
+ * has no `fetchMethod`: a write's missing targets are read together, in one `many`, which a load
+ * per key would split into one read each.
  */
 export class TargetCache {
-  private readonly cached = new Map<string, { token: string; entity: Entity }>();
+  private readonly cached: BoundedCache<string, { token: string; entity: Entity }>;
 
   constructor(
     private readonly generations: Pick<Generations, 'keyOf' | 'claim' | 'tokens'>,
-    private readonly maxEntries = MAX_CACHED,
-  ) {}
+    max?: number,
+  ) {
+    this.cached = boundedCache('targets', { max });
+  }
 
   /** The entities of `db` with these ids that exist (deleted ones left out), from here or from `entities`. */
   async many(db: string, entities: Pick<EntityCollection, 'many'>, ids: readonly string[]): Promise<Map<string, Entity>> {
@@ -39,10 +42,9 @@ export class TargetCache {
     unique.forEach((id, i) => {
       const key = this.keyOf(db, id);
       const hit = this.cached.get(key);
-      if (hit && tokens[i] !== null && hit.token === tokens[i]) {
-        found.set(id, hit.entity);
-        this.keep(key, hit.token, hit.entity);
-      } else missing.push({ id, token: tokens[i] ?? null });
+      // `get` made it the most recently used.
+      if (hit && tokens[i] !== null && hit.token === tokens[i]) found.set(id, hit.entity);
+      else missing.push({ id, token: tokens[i] ?? null });
     });
     if (missing.length === 0) return found;
     const claimed = await Promise.all(missing.map(({ id, token }) => (token !== null ? token : this.claim(db, id))));
@@ -52,7 +54,7 @@ export class TargetCache {
       if (!entity) return;
       found.set(id, entity);
       const token = claimed[i];
-      if (token !== undefined) this.keep(this.keyOf(db, id), token, entity);
+      if (token !== undefined) this.cached.set(this.keyOf(db, id), { token, entity });
     });
     return found;
   }
@@ -63,11 +65,5 @@ export class TargetCache {
 
   private claim(db: string, id: string): Promise<string | undefined> {
     return this.generations.claim(this.generations.keyOf(db, id)).catch(() => undefined);
-  }
-
-  private keep(key: string, token: string, entity: Entity): void {
-    this.cached.delete(key);
-    if (this.cached.size >= this.maxEntries) this.cached.delete(this.cached.keys().next().value!);
-    this.cached.set(key, { token, entity });
   }
 }

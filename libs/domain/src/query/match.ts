@@ -1,3 +1,4 @@
+import { boundedCache } from '../caches';
 import type { Properties } from '../entity';
 import type { StorageForm } from '../values/descriptor';
 import { fieldDescriptorOf } from '../values/registry';
@@ -159,16 +160,14 @@ function compileRegex(pattern: string, flags: string): RegExp {
 }
 
 /** Compiled patterns by flags and pattern: a feed tests the same few filters on every change. */
-const REGEXES = new Map<string, RegExp>();
-const MAX_REGEXES = 256;
+// Exported for the test of its bound (libs/domain/test/caches.test.ts); not part of the package's API.
+export const REGEXES = boundedCache<string, RegExp>('regexes');
 
 function regexOf(pattern: string, flags: string): RegExp {
   const key = `${flags}/${pattern}`;
   let regex = REGEXES.get(key);
   if (!regex) {
     regex = compileRegex(pattern, flags);
-    // The oldest entry goes first (a Map iterates in insertion order): the bound is all that matters.
-    if (REGEXES.size >= MAX_REGEXES) REGEXES.delete(REGEXES.keys().next().value!);
     REGEXES.set(key, regex);
   }
   return regex;

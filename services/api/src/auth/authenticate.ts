@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Store } from '@entia/store';
-import { unauthenticated } from '@entia/domain';
+import { boundedCache, unauthenticated, type BoundedCache } from '@entia/domain';
 import { liveKey } from '@entia/entities';
 import { problemOf } from '../http/error-handler';
 import type { HttpProblem } from '../http/problem';
@@ -12,25 +12,21 @@ export const unauthorized = (detail: string) => problemOf(unauthenticated(detail
 /**
  * Remembers for a short while whether an API key still opens its database (`liveKey`: not revoked,
  * its person and the persons it depends on still there), so a token is checked against revocation
- * without database reads per request: a revoked key's tokens stop within `ttlMs`.
+ * without database reads per request: a revoked key's tokens stop within `ttlMs` (KEY_RECHECK_MS,
+ * the `key-liveness` ttl). Requests of one key at once share one check.
  */
 export class KeyLiveness {
-  private readonly seen = new Map<string, { live: boolean; until: number }>();
+  private readonly seen: BoundedCache<string, boolean>;
+  /** KEY_RECHECK_MS=0: a check on every request (lru-cache has no ttl of 0: it would read it as "forever"). */
+  private readonly always: boolean;
 
-  constructor(
-    private readonly store: Store,
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(store: Store, ttlMs: number, max?: number) {
+    this.always = ttlMs === 0;
+    this.seen = boundedCache('key-liveness', { ttl: Math.max(ttlMs, 1), max, load: async (kid) => (await liveKey(store, kid)) !== undefined });
+  }
 
   async isLive(kid: string): Promise<boolean> {
-    const now = Date.now();
-    const cached = this.seen.get(kid);
-    if (cached && cached.until > now) return cached.live;
-    const live = (await liveKey(this.store, kid)) !== undefined;
-    if (this.seen.size >= this.maxEntries) this.seen.clear();
-    this.seen.set(kid, { live, until: now + this.ttlMs });
-    return live;
+    return (await this.seen.fetch(kid, { forceRefresh: this.always })) === true;
   }
 }
 

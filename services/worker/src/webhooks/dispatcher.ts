@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { changeEventOf, deliveryOf, webhookOf, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
+import { boundedCache, changeEventOf, deliveryOf, webhookOf, type BoundedCache, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
 import { ChangeLogGroup, GroupMissing, isRedisUnavailable, type ChangeLog, type JobProducer, type LogEntry, type RedisBreaker } from '@entia/jobs';
 import type { Store } from '@entia/store';
 import type { Redis } from 'ioredis';
@@ -26,7 +26,7 @@ export interface DispatcherOptions {
   refreshMs?: number;
   /** Events handed to a consumer this long ago and not acknowledged are taken over (it died). */
   claimIdleMs: number;
-  /** How long a database's list of webhooks is used before it is read again. */
+  /** How long a database's list of webhooks is used before it is read again (the `webhooks` cache policy's ttl unless given). */
   cacheMs?: number;
   /** Events read per database at a time. */
   batch?: number;
@@ -36,25 +36,27 @@ export interface DispatcherOptions {
 export const deliveryJobId = (webhook: string, eventId: string) => `webhook-${webhook}-${eventId}`;
 
 /**
- * The webhooks of each database, read again after `cacheMs`, or at once when a change of a webhook
- * comes by (a new one receives the changes after its own creation).
+ * The webhooks of each database, read again after `cacheMs` (the `webhooks` ttl; 0: every time), or
+ * at once when a change of a webhook comes by (a new one receives the changes after its own creation).
+ * Exported for the test of its bound.
  */
-class WebhookDirectory {
-  private readonly cached = new Map<string, { webhooks: Webhook[]; at: number }>();
+export class WebhookDirectory {
+  private readonly cached: BoundedCache<string, Webhook[], MetaTypes>;
+  private readonly always: boolean;
 
-  constructor(
-    private readonly store: Store,
-    private readonly cacheMs: number,
-  ) {}
+  /** `cacheMs`: the policy's unless given. */
+  constructor(store: Store, cacheMs?: number) {
+    // lru-cache has no ttl of 0 (it would read it as "forever").
+    this.always = cacheMs === 0;
+    this.cached = boundedCache('webhooks', {
+      ttl: cacheMs === undefined ? undefined : Math.max(cacheMs, 1),
+      load: async (db, meta) => (await store.entities(db).ofType(meta.webhook!)).flatMap((entity) => webhookOf(entity) ?? []),
+    });
+  }
 
   async of(db: string, meta: MetaTypes, record: ChangeRecord): Promise<Webhook[]> {
     if (meta.webhook === undefined) return [];
-    const known = this.cached.get(db);
-    if (known && record.type !== meta.webhook && Date.now() - known.at < this.cacheMs) return known.webhooks;
-    const at = Date.now();
-    const webhooks = (await this.store.entities(db).ofType(meta.webhook)).flatMap((entity) => webhookOf(entity) ?? []);
-    this.cached.set(db, { webhooks, at });
-    return webhooks;
+    return (await this.cached.fetch(db, { context: meta, forceRefresh: this.always || record.type === meta.webhook })) ?? [];
   }
 }
 
@@ -87,7 +89,7 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
   ) {
     this.group = new ChangeLogGroup(deps.changes, deps.breaker, WEBHOOK_GROUP, `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
-    this.directory = new WebhookDirectory(deps.store, options.cacheMs ?? 5000);
+    this.directory = new WebhookDirectory(deps.store, options.cacheMs);
     this.blockMs = options.blockMs ?? 1000;
     this.refreshMs = options.refreshMs ?? 2000;
     this.batch = options.batch ?? 100;

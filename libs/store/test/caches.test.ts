@@ -1,0 +1,12 @@
+import { CACHE_POLICIES, boundOf } from '@entia/domain';
+import { DatabaseRecords, Store } from '@entia/store';
+
+/** The store's cache, built from its row of the cache policy (the rows are tested in libs/domain/test/caches.test.ts). */
+describe("the store's caches", () => {
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_caches_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  afterAll(() => store.close());
+
+  it('DatabaseRecords: the database-records row, loading a record, no ttl (a record does not change)', () => {
+    expect(boundOf(new DatabaseRecords(store.registry)['records'])).toEqual({ max: CACHE_POLICIES['database-records'].max, loads: true });
+  });
+});
