@@ -8,7 +8,6 @@ import { stderrLog } from './log';
 import { managed } from './managed';
 import { assertPortFree, freePort, withPortRetry } from './ports';
 import { ServerProcess, sleep } from './process';
-import { s3ErrorCode, s3Request, type S3Credentials } from './sigv4';
 import type { ManagedServer, StartCommon } from './types';
 
 interface Credentials {
@@ -31,20 +30,51 @@ function credentialsFor(dir: string): Credentials {
   }
 }
 
-/** PUT /<bucket>, treating "already yours" as success; retried while MinIO finishes booting. */
+/** The root credentials and the region a bucket is made with. */
+export interface S3Credentials {
+  accessKey: string;
+  secretKey: string;
+  region: string;
+}
+
+/** How long one request may take (the S3 client's own default is to wait forever). */
+const REQUEST_MS = 3000;
+
+/**
+ * Creates the bucket with the S3 client libs/files uses, treating "already yours" as success;
+ * retried while MinIO finishes booting. The client is loaded only here, not when the CLI starts.
+ */
 export async function ensureBucket(endpoint: string, creds: S3Credentials, bucket: string, timeoutMs = 30_000): Promise<void> {
+  const { CreateBucketCommand, S3Client, S3ServiceException } = await import('@aws-sdk/client-s3');
+  const client = new S3Client({
+    endpoint,
+    region: creds.region,
+    credentials: { accessKeyId: creds.accessKey, secretAccessKey: creds.secretKey },
+    forcePathStyle: true,
+    // This loop is the retry: one attempt per round, each bounded.
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: REQUEST_MS, requestTimeout: REQUEST_MS, throwOnRequestTimeout: true },
+  });
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const reply = await s3Request(endpoint, creds, 'PUT', `/${bucket}`).catch((err: Error) => ({ status: 0, body: err.message }));
-    if (reply.status === 200) return;
-    const code = reply.status ? s3ErrorCode(reply) : reply.body;
-    if (code === 'BucketAlreadyOwnedByYou') return;
-    // 503 = XMinioServerNotInitialized right after the health check turns green.
-    const transient = reply.status === 0 || reply.status >= 500;
-    if (!transient || Date.now() > deadline) {
-      throw new StackError(`creating bucket "${bucket}" at ${endpoint} failed: ${code}`);
+  try {
+    for (;;) {
+      const failure = await client.send(new CreateBucketCommand({ Bucket: bucket })).then(
+        () => undefined,
+        (err: Error) => err,
+      );
+      if (failure === undefined) return;
+      // An S3 error reply has a code (its name) and a status; anything else never reached S3.
+      const status = failure instanceof S3ServiceException ? failure.$metadata.httpStatusCode : undefined;
+      if (status !== undefined && failure.name === 'BucketAlreadyOwnedByYou') return;
+      // 503 = XMinioServerNotInitialized right after the health check turns green.
+      const transient = status === undefined || status >= 500;
+      if (!transient || Date.now() > deadline) {
+        throw new StackError(`creating bucket "${bucket}" at ${endpoint} failed: ${status === undefined ? failure.message : failure.name}`);
+      }
+      await sleep(200);
     }
-    await sleep(200);
+  } finally {
+    client.destroy();
   }
 }
 
