@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server } from 'node:net';
-import { ObjectId } from 'mongodb';
+import { MongoServerSelectionError, ObjectId } from 'mongodb';
 import { Store } from '@entia/store';
 
 // Runs against the MongoDB-protocol server of the test stack (FerretDB here, mongod where available).
@@ -39,10 +39,9 @@ describe('Store over a real MongoDB-protocol connection', () => {
 
   it('fails fast, not forever, when the server is unreachable', async () => {
     const nowhere = Store.open({ url: 'mongodb://127.0.0.1:1', controlDb: 'x_ctl', timeoutMs: 5000, reachMs: 300 });
-    const started = Date.now();
-    await expect(nowhere.ping()).rejects.toThrow();
-    // Bounded by reachMs (server selection), not by the query time limit.
-    expect(Date.now() - started).toBeLessThan(2500);
+    // Bounded by reachMs (server selection gives up), not by the query time limit: the error says
+    // which of the two ended the wait, so no clock is read here.
+    await expect(nowhere.ping()).rejects.toThrow(MongoServerSelectionError);
     await nowhere.close();
   });
 

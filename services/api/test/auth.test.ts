@@ -291,22 +291,16 @@ describe('revocation and new keys (SPEC §6: a token stops working soon after it
     return { person: p, keyValueId: entity._api_key[0]._id };
   }
 
-  it('deleting the _api_key value: /api/auth with that key is 401 at once, and its token is refused within ~1 s', async () => {
+  it('deleting the _api_key value: /api/auth with that key is 401 at once, and its token is refused once the key is rechecked', async () => {
     const { person: p, keyValueId } = await person('Revoked');
     // The token works, and its key is now known to be live.
     expect((await self(p)).status).toBe(200);
     expect((await request(api.app).delete(`/api/${t.db}/property/${keyValueId}`).set('Authorization', t.owner.auth)).status).toBe(200);
-    const revokedAt = Date.now();
     expectProblem(await exchange(p.apiKey), 401);
 
-    let res = await self(p);
-    while (res.status === 200 && Date.now() - revokedAt < 3000) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      res = await self(p);
-    }
-    const elapsed = Date.now() - revokedAt;
-    expectProblem(res, 401);
-    expect(elapsed).toBeLessThan(1000);
+    // The key's liveness is asked again after KEY_RECHECK_MS; how long that takes on a loaded
+    // machine is no behaviour of ours, so the wait is only a deadline, never an assertion.
+    expectProblem(await eventually(() => self(p), (res) => res.status === 401, 10 * RECHECK_MS), 401);
     // ... on writes too, and for good.
     const write = await request(api.app).post(`/api/${t.db}/entity`).set('Authorization', p.auth).send([{ type: '_type', reference: t.types.person }]);
     expectProblem(write, 401);

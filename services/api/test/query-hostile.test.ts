@@ -219,13 +219,11 @@ describe('hostile queries (SPEC §7, §11)', () => {
     it('control characters and odd unicode in values are plain values', async () => {
       for (const query of ['title.string=%00', 'title.string=%E2%80%AE', 'title.string=%F0%9F%92%A9', 'q=%00%01x', 'title.string.regex=/%00/', 'title.string=%ED%A0%80']) {
         const res = await raw(`_type.reference=${thing}&${query}`);
-        expect({ query, status: [200, 400].includes(res.status) }).toEqual({ query, status: true });
-        if (res.status === 200) expect({ query, count: res.body.count }).toEqual({ query, count: 0 });
-        else expectProblem(res, [400]);
+        expect({ query, status: res.status, count: res.body.count }).toEqual({ query, status: 200, count: 0 });
       }
       // A q without any word searches nothing: it is no filter at all.
       const empty = await raw(`_type.reference=${thing}&q=%00%01`);
-      expect([200, 400]).toContain(empty.status);
+      expect(empty.status).toBe(200);
     });
   });
 
@@ -277,24 +275,21 @@ describe('hostile queries (SPEC §7, §11)', () => {
       expect(res.body.count).toBe(LITERALS.length);
     });
 
-    it('in with 10 000 numbers is refused (by the parser, or by the HTTP layer for its length)', async () => {
+    it('in with 10 000 numbers is refused by the HTTP layer for its length (431: the request line is over the header limit)', async () => {
       const res = await things(`qty.number.in=${Array.from({ length: 10_000 }, (_, i) => i).join(',')}`);
-      expect([400, 413, 414, 431]).toContain(res.status);
+      expect(res.status).toBe(431);
     });
 
-    it('a huge skip is an empty page or a 400', async () => {
-      for (const skip of ['10000000', '99999999999999999999']) {
-        const res = await things(`skip=${skip}`);
-        expect([200, 400]).toContain(res.status);
-        if (res.status === 200) expect(res.body).toMatchObject({ entities: [], count: Object.keys(ids).length });
-        else expectParameterError(res, 'skip');
-      }
+    it('skip at its maximum (10 000 000) is an empty page; beyond it a 400 naming skip', async () => {
+      const page = await things('skip=10000000');
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ entities: [], count: Object.keys(ids).length });
+      expectParameterError(await things('skip=99999999999999999999'), 'skip');
     });
 
-    it('a very long value is refused or matches nothing', async () => {
+    it('a very long value is refused (400)', async () => {
       const res = await things(`title.string=${'x'.repeat(12_000)}`);
-      expect([200, 400, 414, 431]).toContain(res.status);
-      if (res.status === 200) expect(res.body.count).toBe(0);
+      expectProblem(res, [400]);
     });
 
     it('many filters are answered or refused', async () => {

@@ -1,8 +1,8 @@
 import { EntiaClient, type ChangeEvent } from '@entia/client';
 import { createDatabase } from '@entia/entities';
 import { randomBytes } from 'node:crypto';
-import { eventually } from './eventually';
-import { listening, testApi, type Listening, type TestApi } from './support';
+import { eventually } from '../../../../services/api/test/eventually';
+import { listening, testApi, type Listening, type TestApi } from '../../../../services/api/test/support';
 
 // The client's `subscribe` (issue 18) over a real socket: it resumes by itself after the
 // connection is cut, with nothing missed and nothing twice.

@@ -4,11 +4,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { testApi, type TestApi } from '../../../../services/api/test/support';
+import { testTenant, type TestTenant } from '../../../../services/api/test/tenant';
 
 const run = promisify(execFile);
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../../../..');
 const SDK = join(ROOT, 'libs/client');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 

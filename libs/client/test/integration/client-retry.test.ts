@@ -2,8 +2,8 @@ import { EntiaClient } from '@entia/client';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { testApi, type TestApi } from '../../../../services/api/test/support';
+import { testTenant, type TestTenant } from '../../../../services/api/test/tenant';
 
 interface Forwarded {
   method: string;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
-import { ROOT, SDK_BUNDLE, closeServer as close, ensureSdkBuild, pageServer, type PageSite } from './sdk-page';
-import { CHROMIUM_LAUNCH } from './chromium';
-import { testApi, type TestApi } from './support';
-import { testTenant, type Definition, type Person, type TestTenant } from './tenant';
+import { ROOT, SDK_BUNDLE, closeServer as close, ensureSdkBuild, pageServer, type PageSite } from '../../../../services/api/test/sdk-page';
+import { CHROMIUM_LAUNCH } from '../../../../services/api/test/chromium';
+import { testApi, type TestApi } from '../../../../services/api/test/support';
+import { testTenant, type Definition, type Person, type TestTenant } from '../../../../services/api/test/tenant';
 
 // The SDK as a web app on another origin uses it: the package's published build (what `import
 // '@entia/client'` resolves to through its `exports`: libs/client/dist/index.mjs) bundled by esbuild

@@ -1,9 +1,9 @@
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { pino } from 'pino';
 import request from 'supertest';
-import { eventually } from './eventually';
-import { testApi, type TestApi } from './support';
-import { testTenant, writtenOf, type TestTenant } from './tenant';
+import { eventually } from '../../api/test/eventually';
+import { testApi, type TestApi } from '../../api/test/support';
+import { testTenant, writtenOf, type TestTenant } from '../../api/test/tenant';
 
 // A definition's `search` flag decides what `q` finds; the worker re-indexes the type's entities.
 describe('changing a definition re-indexes its entities (worker)', () => {

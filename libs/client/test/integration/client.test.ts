@@ -3,7 +3,7 @@ import { createDatabase } from '@entia/entities';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { testApi, type TestApi } from './support';
+import { testApi, type TestApi } from '../../../../services/api/test/support';
 
 // The README's walkthrough, driven through the TypeScript client over a real socket.
 describe('the client against the real API', () => {

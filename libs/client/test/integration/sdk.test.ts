@@ -3,8 +3,8 @@ import { fileFromPath, saveDownload } from '@entia/client/node';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { testApi, type TestApi } from '../../../../services/api/test/support';
+import { testTenant, type TestTenant } from '../../../../services/api/test/tenant';
 
 /** The database's definitions as `entia types` writes them (generate.test.ts checks the generator). */
 type Library = {

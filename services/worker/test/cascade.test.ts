@@ -1,9 +1,9 @@
 import { startWorker, type RunningWorker } from '@entia/worker';
 import { pino } from 'pino';
 import request from 'supertest';
-import { eventually } from './eventually';
-import { testApi, type TestApi } from './support';
-import { testTenant, type Person, type TestTenant } from './tenant';
+import { eventually } from '../../api/test/eventually';
+import { testApi, type TestApi } from '../../api/test/support';
+import { testTenant, type Person, type TestTenant } from '../../api/test/tenant';
 
 // SPEC §9: effects of a write on other entities are the worker's jobs, and they settle.
 describe('cross-entity effects, with the worker running', () => {

@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { eventually } from './eventually';
-import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
-import { sharedWith, testApi, type TestApi } from './support';
-import { testTenant, type TestTenant } from './tenant';
+import { eventually } from '../../api/test/eventually';
+import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from '../../api/test/processes';
+import { sharedWith, testApi, type TestApi } from '../../api/test/support';
+import { testTenant, type TestTenant } from '../../api/test/tenant';
 
 // Jobs live in Redis, not in a worker: killing the worker mid-cascade loses nothing.
 describe('a worker killed mid-cascade', () => {
