@@ -18,6 +18,7 @@ describe('the value type registry', () => {
     ['number', ['number']],
     ['reference', ['reference']],
     ['file', ['filename', 'filesize', 'filetype']],
+    ['counter', ['number']],
   ] as const)('fieldsOf(%s) is %j', (type, fields) => {
     expect(fieldsOf(type)).toEqual(fields);
     expect(descriptorOf(type).type).toBe(type);
