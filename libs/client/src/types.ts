@@ -206,7 +206,7 @@ export interface ChangeEvent {
  * at run time it works from what the schema says of a property (`fields`, `input`), so a type
  * added on the server is sent and read before this list names it.
  */
-export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file' | 'counter';
+export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file' | 'counter' | 'url';
 
 /** What a value field reads as: `id` is an entity id; `date` `YYYY-MM-DD`; `datetime` ISO 8601 text (a `Date` when written). */
 export type ScalarKind = 'string' | 'number' | 'boolean' | 'id' | 'date' | 'datetime';

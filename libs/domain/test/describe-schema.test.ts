@@ -60,6 +60,7 @@ describe('describeDefinition', () => {
       },
     ],
     ['a counter: numbered by the server', { name: 'no', type: 'counter' }, { _id: ID, name: 'no', type: 'counter', ...flags, ...number, input: 'counter' }],
+    ['a url: its string', { name: 'homepage', type: 'url' }, { _id: ID, name: 'homepage', type: 'url', ...flags, ...text }],
     ['no name', { type: 'string' }, undefined],
     ['no type', { name: 'title' }, undefined],
     ['an unknown type', { name: 'title', type: 'hyperlink' }, undefined],

@@ -7,6 +7,7 @@ const single = (name: string, scalar: PropertyDescription['fields'][number]['sca
 export const FRONT_OF: Record<ValueType, Front> = {
   string: single('string', 'string'),
   text: single('string', 'string'),
+  url: single('string', 'string'),
   number: single('number', 'number'),
   boolean: single('boolean', 'boolean'),
   date: single('date', 'date'),

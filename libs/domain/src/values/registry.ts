@@ -10,12 +10,13 @@ import { NUMBER_TYPE } from './number';
 import { REFERENCE_TYPE } from './reference';
 import { STRING_TYPE } from './string';
 import { TEXT_TYPE } from './text';
+import { URL_TYPE } from './url';
 
 /**
  * Every value type (SPEC §3), in the order they are listed to users. Registering a type here is
  * all it takes for validation, storage, filters, sorting, search and formulas to know it.
  */
-export const VALUE_DESCRIPTORS = [STRING_TYPE, TEXT_TYPE, NUMBER_TYPE, BOOLEAN_TYPE, DATE_TYPE, DATETIME_TYPE, REFERENCE_TYPE, FILE_TYPE, COUNTER_TYPE] as const;
+export const VALUE_DESCRIPTORS = [STRING_TYPE, TEXT_TYPE, NUMBER_TYPE, BOOLEAN_TYPE, DATE_TYPE, DATETIME_TYPE, REFERENCE_TYPE, FILE_TYPE, COUNTER_TYPE, URL_TYPE] as const;
 
 type Registered = (typeof VALUE_DESCRIPTORS)[number];
 export type ValueType = Registered['type'];
