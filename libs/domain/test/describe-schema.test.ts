@@ -130,7 +130,12 @@ describe('describeSchema', () => {
   it('answers the wire shape', () => {
     const answer = describe_(caller(OWNER));
     expect(Value.Check(DatabaseSchemaSchema, answer)).toBe(true);
-    expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [{ _id: hexId(2), name: 'y', type: 'url', list: false, multilingual: false, search: false, mandatory: false, readonly: false }] }] })).toBe(false);
+    const property = { _id: hexId(2), name: 'y', type: 'url', list: false, multilingual: false, search: false, mandatory: false, readonly: false, fields: [{ name: 'string', scalar: 'string' }], input: 'value' };
+    expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [property] }] })).toBe(true);
+    // Only the registered types, scalar kinds and input kinds.
+    for (const wrong of [{ type: 'hyperlink' }, { fields: [{ name: 'string', scalar: 'text' }] }, { input: 'paste' }, { fields: undefined }, { input: undefined }]) {
+      expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [{ ...property, ...wrong }] }] })).toBe(false);
+    }
   });
 
   it('an empty database describes no types', () => {
