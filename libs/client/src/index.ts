@@ -31,6 +31,9 @@ export {
   type Value,
   type ValueData,
   type ValueInput,
+  type InputKind,
+  type ScalarKind,
+  type ValueFieldDescription,
   type ValueType,
   type WriteResult,
 } from './types';

@@ -200,8 +200,26 @@ export interface ChangeEvent {
   values?: Entity;
 }
 
-/** The eight data types a property definition can have (SPEC §3). */
-export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file' | 'counter';
+/**
+ * The data types a property definition can have (SPEC §3), as the server registers them; held equal
+ * to the server's list by wire-types.typecheck.ts. The typed layer's static types know each one;
+ * at run time it works from what the schema says of a property (`fields`, `input`), so a type
+ * added on the server is sent and read before this list names it.
+ */
+export type ValueType = 'string' | 'text' | 'number' | 'boolean' | 'date' | 'datetime' | 'reference' | 'file' | 'counter' | 'url';
+
+/** What a value field reads as: `id` is an entity id; `date` `YYYY-MM-DD`; `datetime` ISO 8601 text (a `Date` when written). */
+export type ScalarKind = 'string' | 'number' | 'boolean' | 'id' | 'date' | 'datetime';
+
+/** How a value is added: its field(s) as given, a file's upload, or a counter's `{counter: 1}`. */
+export type InputKind = 'value' | 'upload' | 'counter';
+
+/** One field a value of a property holds. */
+export interface ValueFieldDescription {
+  /** The value field (`string`, `number`, `reference`, `filename`…). */
+  name: string;
+  scalar: ScalarKind;
+}
 
 /** One property definition as `GET /api/{db}/schema` describes it. */
 export interface PropertyDescription {
@@ -217,6 +235,10 @@ export interface PropertyDescription {
   formula?: string;
   /** Which entities a reference may point to, in the list's filter syntax. */
   reference_query?: string;
+  /** The field(s) its values hold: one is the value itself (a `url`'s `string`), several a record (a file's). */
+  fields: ValueFieldDescription[];
+  /** How a value is added. */
+  input: InputKind;
 }
 
 /** A type the caller may read, with the definitions of its properties the caller may read. */

@@ -43,6 +43,8 @@ describe('definitionDifferences', () => {
     search: false,
     mandatory: false,
     readonly: false,
+    fields: [{ name: 'string', scalar: 'string' }],
+    input: 'value',
     ...more,
   });
   const declared = (properties: Parameters<typeof definitionObjects>[0]) => definitionObjects(properties, 'domain')[0]!;

@@ -1,6 +1,7 @@
 import { labelReferences } from './derived/labels';
 import type { Entity, Properties } from './entity';
 import type { MetaTypes } from './references';
+import { DEFINITION_OPTIONS } from './values/registry';
 import type { Value, ValueType } from './values/types';
 
 interface DefinitionSpec {
@@ -27,7 +28,8 @@ const META_DEFINITIONS: Record<MetaName, DefinitionSpec[]> = {
     { name: 'list', type: 'boolean' },
     { name: 'multilingual', type: 'boolean' },
     { name: 'search', type: 'boolean' },
-    { name: 'reference_query', type: 'string' },
+    // The options only some value types take (a reference's `reference_query`), as their descriptors declare them.
+    ...DEFINITION_OPTIONS.map(({ option }): DefinitionSpec => ({ name: option.name, type: 'string' })),
     { name: 'formula', type: 'string' },
     { name: 'label', type: 'string', multilingual: true },
     { name: 'description', type: 'text', multilingual: true },

@@ -12,8 +12,27 @@ export { VALUE_TYPES, VALUE_FIELDS, fieldsOf, isValueType, type Value, type Valu
 export { DEFAULT_LIMITS, checkValue, type ValueLimits, type ValueShape } from './values/rules';
 export { isCalendarDate } from './values/date';
 export { normaliseDatetime } from './values/datetime';
-export { FIELD_DESCRIPTORS, QUERY_FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, descriptorOf, fieldDescriptorOf, type QueryField } from './values/registry';
-export { ORDERED_OPERATORS, TEXT_OPERATORS, defineField, defineValueType, isRefusal, refuse, type CheckContext, type FieldDescriptor, type FormulaResult, type Refusal, type StorageForm, type ValueDescriptor } from './values/descriptor';
+export { DEFINITION_OPTIONS, FIELD_DESCRIPTORS, QUERY_FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, descriptorOf, fieldDescriptorOf, inputOf, type DefinitionOptionKey, type QueryField } from './values/registry';
+export {
+  INPUT_KINDS,
+  ORDERED_OPERATORS,
+  SCALAR_KINDS,
+  TEXT_OPERATORS,
+  defineField,
+  defineOption,
+  defineValueType,
+  isRefusal,
+  refuse,
+  type CheckContext,
+  type DefinitionOption,
+  type FieldDescriptor,
+  type FormulaResult,
+  type InputKind,
+  type Refusal,
+  type ScalarKind,
+  type StorageForm,
+  type ValueDescriptor,
+} from './values/descriptor';
 export type { PropertyDefinition } from './definitions/definition';
 export { COMPUTED_PROPERTIES, SECRET_SHOWN, SYSTEM_DEFINITIONS, isComputedProperty, isSecretProperty, isSystemProperty } from './definitions/system';
 export { definitionOf } from './definitions/lookup';

@@ -24,24 +24,46 @@ const type = (n: number, name: string | undefined, sharing = 'domain'): Entity =
 describe('describeDefinition', () => {
   const ID = hexId(0x20);
   const flags = { list: false, multilingual: false, search: false, mandatory: false, readonly: false };
+  // What the value type's descriptor says a front reads and writes (issue 34).
+  const text = { fields: [{ name: 'string', scalar: 'string' }], input: 'value' };
+  const number = { fields: [{ name: 'number', scalar: 'number' }], input: 'value' };
+  const reference = { fields: [{ name: 'reference', scalar: 'id' }], input: 'value' };
   it.each<[string, Record<string, Field>, object | undefined]>([
-    ['only name and type: every flag false, no formula or reference_query', { name: 'title', type: 'string' }, { _id: ID, name: 'title', type: 'string', ...flags }],
+    ['only name and type: every flag false, no formula or reference_query', { name: 'title', type: 'string' }, { _id: ID, name: 'title', type: 'string', ...flags, ...text }],
     [
       'every flag set',
       { name: 'tags', type: 'string', list: true, multilingual: true, search: true, mandatory: true, readonly: true },
-      { _id: ID, name: 'tags', type: 'string', list: true, multilingual: true, search: true, mandatory: true, readonly: true },
+      { _id: ID, name: 'tags', type: 'string', list: true, multilingual: true, search: true, mandatory: true, readonly: true, ...text },
     ],
-    ['a flag stored as false', { name: 'tags', type: 'string', list: false }, { _id: ID, name: 'tags', type: 'string', ...flags }],
-    ['a formula', { name: 'total', type: 'number', formula: '_child.book.pages SUM' }, { _id: ID, name: 'total', type: 'number', ...flags, formula: '_child.book.pages SUM' }],
+    ['a flag stored as false', { name: 'tags', type: 'string', list: false }, { _id: ID, name: 'tags', type: 'string', ...flags, ...text }],
+    ['a formula', { name: 'total', type: 'number', formula: '_child.book.pages SUM' }, { _id: ID, name: 'total', type: 'number', ...flags, formula: '_child.book.pages SUM', ...number }],
     [
       'a reference_query',
       { name: 'author', type: 'reference', reference_query: 'name.string=x' },
-      { _id: ID, name: 'author', type: 'reference', ...flags, reference_query: 'name.string=x' },
+      { _id: ID, name: 'author', type: 'reference', ...flags, reference_query: 'name.string=x', ...reference },
     ],
-    ['label, ordinal and default are not part of the answer', { name: 'title', type: 'text', label: 'Title', ordinal: 3, default: 'x' }, { _id: ID, name: 'title', type: 'text', ...flags }],
+    ['label, ordinal and default are not part of the answer', { name: 'title', type: 'text', label: 'Title', ordinal: 3, default: 'x' }, { _id: ID, name: 'title', type: 'text', ...flags, ...text }],
+    [
+      'a file: a record of three fields, uploaded',
+      { name: 'scan', type: 'file' },
+      {
+        _id: ID,
+        name: 'scan',
+        type: 'file',
+        ...flags,
+        fields: [
+          { name: 'filename', scalar: 'string' },
+          { name: 'filesize', scalar: 'number' },
+          { name: 'filetype', scalar: 'string' },
+        ],
+        input: 'upload',
+      },
+    ],
+    ['a counter: numbered by the server', { name: 'no', type: 'counter' }, { _id: ID, name: 'no', type: 'counter', ...flags, ...number, input: 'counter' }],
+    ['a url: its string', { name: 'homepage', type: 'url' }, { _id: ID, name: 'homepage', type: 'url', ...flags, ...text }],
     ['no name', { type: 'string' }, undefined],
     ['no type', { name: 'title' }, undefined],
-    ['an unknown type', { name: 'title', type: 'url' }, undefined],
+    ['an unknown type', { name: 'title', type: 'hyperlink' }, undefined],
     ['a system property name', { name: '_owner', type: 'reference' }, undefined],
     ['a prototype name', { name: '__proto__', type: 'string' }, undefined],
   ])('%s', (_name, fields, expected) => {
@@ -108,7 +130,12 @@ describe('describeSchema', () => {
   it('answers the wire shape', () => {
     const answer = describe_(caller(OWNER));
     expect(Value.Check(DatabaseSchemaSchema, answer)).toBe(true);
-    expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [{ _id: hexId(2), name: 'y', type: 'url', list: false, multilingual: false, search: false, mandatory: false, readonly: false }] }] })).toBe(false);
+    const property = { _id: hexId(2), name: 'y', type: 'url', list: false, multilingual: false, search: false, mandatory: false, readonly: false, fields: [{ name: 'string', scalar: 'string' }], input: 'value' };
+    expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [property] }] })).toBe(true);
+    // Only the registered types, scalar kinds and input kinds.
+    for (const wrong of [{ type: 'hyperlink' }, { fields: [{ name: 'string', scalar: 'text' }] }, { input: 'paste' }, { fields: undefined }, { input: undefined }]) {
+      expect(Value.Check(DatabaseSchemaSchema, { types: [{ _id: hexId(1), name: 'x', properties: [{ ...property, ...wrong }] }] })).toBe(false);
+    }
   });
 
   it('an empty database describes no types', () => {

@@ -13,6 +13,8 @@ interface Described {
   readonly: boolean;
   formula?: string;
   reference_query?: string;
+  fields: { name: string; scalar: string }[];
+  input: string;
 }
 interface TypeDescribed {
   _id: string;
@@ -21,6 +23,10 @@ interface TypeDescribed {
 }
 
 const FLAGS = { list: false, multilingual: false, search: false, mandatory: false, readonly: false };
+// What each value type's descriptor says a front reads and writes (issue 34).
+const TEXT = { fields: [{ name: 'string', scalar: 'string' }], input: 'value' };
+const NUMBER = { fields: [{ name: 'number', scalar: 'number' }], input: 'value' };
+const REFERENCE = { fields: [{ name: 'reference', scalar: 'id' }], input: 'value' };
 const META_TYPES = ['database', 'entity', 'person', 'property', 'webhook'];
 
 // Issue 19: GET /api/{db}/schema, a database's types and definitions in one call, as the caller may read them.
@@ -102,17 +108,28 @@ describe('GET /api/{db}/schema', () => {
       _id: book,
       name: 'book',
       properties: [
-        { _id: defs.title, name: 'title', type: 'string', ...FLAGS, mandatory: true, search: true },
-        { _id: defs.author, name: 'author', type: 'reference', ...FLAGS, reference_query: `_type.reference=${author}` },
-        { _id: defs.double, name: 'double', type: 'number', ...FLAGS, formula: 'pages 2 MULTIPLY' },
-        { _id: defs.notes, name: 'notes', type: 'text', ...FLAGS },
-        { _id: defs.pages, name: 'pages', type: 'number', ...FLAGS, readonly: true },
-        { _id: defs.summary, name: 'summary', type: 'text', ...FLAGS, multilingual: true },
-        { _id: defs.tags, name: 'tags', type: 'string', ...FLAGS, list: true },
+        { _id: defs.title, name: 'title', type: 'string', ...FLAGS, mandatory: true, search: true, ...TEXT },
+        { _id: defs.author, name: 'author', type: 'reference', ...FLAGS, reference_query: `_type.reference=${author}`, ...REFERENCE },
+        { _id: defs.double, name: 'double', type: 'number', ...FLAGS, formula: 'pages 2 MULTIPLY', ...NUMBER },
+        { _id: defs.notes, name: 'notes', type: 'text', ...FLAGS, ...TEXT },
+        { _id: defs.pages, name: 'pages', type: 'number', ...FLAGS, readonly: true, ...NUMBER },
+        { _id: defs.summary, name: 'summary', type: 'text', ...FLAGS, multilingual: true, ...TEXT },
+        { _id: defs.tags, name: 'tags', type: 'string', ...FLAGS, list: true, ...TEXT },
       ],
     });
     // `formula` / `reference_query` only where defined: not even as null.
-    expect(Object.keys(described!.properties.find((p) => p.name === 'tags')!).sort()).toEqual(['_id', 'list', 'mandatory', 'multilingual', 'name', 'readonly', 'search', 'type']);
+    expect(Object.keys(described!.properties.find((p) => p.name === 'tags')!).sort()).toEqual([
+      '_id',
+      'fields',
+      'input',
+      'list',
+      'mandatory',
+      'multilingual',
+      'name',
+      'readonly',
+      'search',
+      'type',
+    ]);
   });
 
   it('lists the meta-types with their definitions, types by name; never a system property', async () => {
@@ -139,7 +156,7 @@ describe('GET /api/{db}/schema', () => {
     expect((await typesOf(stranger)).find((type) => type._id === diary)).toEqual({
       _id: diary,
       name: 'diary',
-      properties: [{ _id: expect.any(String), name: 'entry', type: 'text', ...FLAGS }],
+      properties: [{ _id: expect.any(String), name: 'entry', type: 'text', ...FLAGS, ...TEXT }],
     });
     expect((await typesOf()).some((type) => type._id === diary)).toBe(false);
     // A right given on a definition shows it to that person alone.
@@ -149,7 +166,7 @@ describe('GET /api/{db}/schema', () => {
   });
 
   it('shows anonymous callers only public types, and of them only public definitions', async () => {
-    expect(await typesOf(null)).toEqual([{ _id: leaflet, name: 'leaflet', properties: [{ _id: expect.any(String), name: 'headline', type: 'string', ...FLAGS }] }]);
+    expect(await typesOf(null)).toEqual([{ _id: leaflet, name: 'leaflet', properties: [{ _id: expect.any(String), name: 'headline', type: 'string', ...FLAGS, ...TEXT }] }]);
   });
 
   it('an unknown database is 404, a forged token 401, a token for another database 403', async () => {

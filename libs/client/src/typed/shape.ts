@@ -172,7 +172,7 @@ export interface FileOps {
   filetype?: string | StringOps;
 }
 
-/** The operators of a data type (SPEC §7); a bare value means equality. */
+/** The operators of a data type (SPEC §7); a bare value means equality. A type kept in `string` (text, url) filters as text. */
 export type Condition<T extends ValueType> = T extends 'string' | 'text'
   ? string | StringOps
   : T extends 'number' | 'counter'
@@ -185,7 +185,9 @@ export type Condition<T extends ValueType> = T extends 'string' | 'text'
           ? string | ReferenceOps
           : T extends 'boolean'
             ? boolean | BooleanOps
-            : FileOps;
+            : T extends 'file'
+              ? FileOps
+              : string | StringOps;
 
 /** Filters of a list, combined with AND; a property matches when any of its values does. */
 export type Where<T extends TypeShape> = { [K in keyof T]?: Optional<K, Condition<T[K]['type']>> } & {

@@ -1,4 +1,4 @@
-import type { Entity, PropertyDescription, TypeDescription, Value, ValueInput } from '../types';
+import type { Entity, PropertyDescription, TypeDescription, Value, ValueFieldDescription, ValueInput } from '../types';
 import { definitionOf, InputError, REFERENCE_SYSTEM, toValueInputs, UnknownPropertyError } from './values';
 
 /** What an update sends: one POST of values (all or nothing), then the deletions of values it drops. */
@@ -23,27 +23,33 @@ export function namesToRead(type: TypeDescription, patch: Record<string, unknown
  * A datetime as the server stores it (UTC, SPEC §3), so that `…+02:00` matches its stored `…Z`.
  * Only ISO 8601 with an offset: other text is compared as given (the server refuses it).
  */
-function momentOf(datetime: ValueInput['datetime']): ValueInput['datetime'] {
+function momentOf(datetime: unknown): unknown {
   const time = typeof datetime === 'string' && /^\d{4}-\d{2}-\d{2}T[^ ]*(Z|[+-]\d{2}:\d{2})$/.test(datetime) ? Date.parse(datetime) : Number.NaN;
   return Number.isNaN(time) ? datetime : new Date(time).toISOString();
 }
 
-/** The identity of a value's data, to keep values that stay as they are. */
-function dataOf(value: ValueInput | Value): string {
-  // A stored reference also carries its target's label in `string` (SPEC §3): its id is its data.
-  const string = value.reference === undefined ? value.string : undefined;
-  return JSON.stringify([string, value.number, value.boolean, value.date, momentOf(value.datetime), value.reference, value.language]);
+/** What a right list or `_parent` holds: entity ids. */
+const REFERENCE_FIELDS: ValueFieldDescription[] = [{ name: 'reference', scalar: 'id' }];
+
+/**
+ * The identity of a value's data, to keep values that stay as they are: the fields the schema says
+ * its property's values hold (so a reference's id, not the label it also carries in `string`), and
+ * its language.
+ */
+function dataOf(value: ValueInput | Value, fields: readonly ValueFieldDescription[]): string {
+  const data = value as unknown as Record<string, unknown>;
+  return JSON.stringify([...fields.map((field) => (field.scalar === 'datetime' ? momentOf(data[field.name]) : data[field.name])), value.language]);
 }
 
 /**
  * `current` values become `desired` ones: equal ones are kept untouched, changed ones overwritten in
  * place (their `_id` stays), extra desired ones added, extra current ones deleted.
  */
-function replaceList(current: Value[], desired: ValueInput[], plan: UpdatePlan): void {
+function replaceList(current: Value[], desired: ValueInput[], plan: UpdatePlan, fields: readonly ValueFieldDescription[]): void {
   const unmatched = [...current];
   const fresh: ValueInput[] = [];
   for (const value of desired) {
-    const same = unmatched.findIndex((present) => dataOf(present) === dataOf(value));
+    const same = unmatched.findIndex((present) => dataOf(present, fields) === dataOf(value, fields));
     if (same >= 0) unmatched.splice(same, 1);
     else fresh.push(value);
   }
@@ -67,7 +73,7 @@ function updateProperty(type: TypeDescription, property: PropertyDescription, in
   }
   const written = toValueInputs(type, { [property.name]: input });
   if (!property.multilingual) {
-    if (property.list) replaceList(present, written, plan);
+    if (property.list) replaceList(present, written, plan, property.fields);
     else plan.values.push(...written);
     return;
   }
@@ -76,7 +82,7 @@ function updateProperty(type: TypeDescription, property: PropertyDescription, in
     if (value === undefined) continue;
     const inLanguage = present.filter((v) => v.language === language);
     if (value === null) plan.deletions.push(...inLanguage.map((v) => v._id));
-    else if (property.list) replaceList(inLanguage, written.filter((v) => v.language === language), plan);
+    else if (property.list) replaceList(inLanguage, written.filter((v) => v.language === language), plan, property.fields);
     else plan.values.push(...written.filter((v) => v.language === language));
   }
 }
@@ -97,7 +103,7 @@ export function planUpdate(type: TypeDescription, patch: Record<string, unknown>
       // under a lower one (`property_type`) hold that level: neither is this list's to keep,
       // overwrite or delete.
       const own = valuesIn(current, name).filter((value) => !value.inherited && value.property_type === undefined);
-      replaceList(own, toValueInputs(type, { [name]: input }), plan);
+      replaceList(own, toValueInputs(type, { [name]: input }), plan, REFERENCE_FIELDS);
       continue;
     }
     if (name.startsWith('_')) {

@@ -1,4 +1,4 @@
-import type { Entity, PropertyDescription, TypeDescription, Value, ValueInput } from '../types';
+import type { Entity, PropertyDescription, ScalarKind, TypeDescription, Value, ValueFieldDescription, ValueInput } from '../types';
 
 /**
  * The name-based object form of an entity and the wire's value arrays, one into the other, by the
@@ -25,38 +25,38 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** One written value's data field(s), checked against the definition's data type. */
+/** What a written value must be, by the scalar its field reads as, and the wire form it is sent in. */
+const WRITTEN: Record<ScalarKind, { expected: string; wire(value: unknown): unknown }> = {
+  string: { expected: 'a string', wire: (value) => (typeof value === 'string' ? value : undefined) },
+  id: { expected: 'an entity id', wire: (value) => (typeof value === 'string' ? value : undefined) },
+  date: { expected: 'a date as YYYY-MM-DD', wire: (value) => (typeof value === 'string' ? value : undefined) },
+  number: { expected: 'a finite number', wire: (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined) },
+  boolean: { expected: 'a boolean', wire: (value) => (typeof value === 'boolean' ? value : undefined) },
+  datetime: {
+    expected: 'a Date or an ISO 8601 string',
+    wire: (value) => (value instanceof Date ? (Number.isNaN(value.getTime()) ? undefined : value.toISOString()) : typeof value === 'string' ? value : undefined),
+  },
+};
+
+/**
+ * One written value's data field(s), as the schema describes the property (`fields`, `input`), so a
+ * value type this SDK does not know is written all the same: one field takes the value itself,
+ * several take an object of them.
+ */
 function valueField(property: PropertyDescription, value: unknown): Omit<ValueInput, 'type'> {
-  const wrong = (expected: string) => new InputError(`"${property.name}" takes ${expected}, not ${describe(value)}`);
-  switch (property.type) {
-    case 'string':
-    case 'text':
-      if (typeof value !== 'string') throw wrong('a string');
-      return { string: value };
-    case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw wrong('a finite number');
-      return { number: value };
-    case 'boolean':
-      if (typeof value !== 'boolean') throw wrong('a boolean');
-      return { boolean: value };
-    case 'date':
-      if (typeof value !== 'string') throw wrong('a date as YYYY-MM-DD');
-      return { date: value };
-    case 'datetime':
-      if (value instanceof Date) {
-        if (Number.isNaN(value.getTime())) throw wrong('a valid Date');
-        return { datetime: value.toISOString() };
-      }
-      if (typeof value !== 'string') throw wrong('a Date or an ISO 8601 string');
-      return { datetime: value };
-    case 'reference':
-      if (typeof value !== 'string') throw wrong('an entity id');
-      return { reference: value };
-    case 'file':
-      throw new InputError(`"${property.name}" is a file property: store files with upload()`);
-    case 'counter':
-      throw new InputError(`"${property.name}" is a counter: the server numbers its values; add one with {type: "${property.name}", counter: 1}`);
+  if (property.input === 'upload') throw new InputError(`"${property.name}" is a file property: store files with upload()`);
+  if (property.input === 'counter') {
+    throw new InputError(`"${property.name}" is a counter: the server numbers its values; add one with {type: "${property.name}", counter: 1}`);
   }
+  const one = (field: ValueFieldDescription, item: unknown, at: string) => {
+    const written = WRITTEN[field.scalar];
+    const wire = written.wire(item);
+    if (wire !== undefined) return wire;
+    throw new InputError(`"${at}" takes ${item instanceof Date && field.scalar === 'datetime' ? 'a valid Date' : written.expected}, not ${describe(item)}`);
+  };
+  if (property.fields.length === 1) return { [property.fields[0]!.name]: one(property.fields[0]!, value, property.name) };
+  if (!isPlainObject(value)) throw new InputError(`"${property.name}" takes {${property.fields.map((field) => field.name).join(', ')}}, not ${describe(value)}`);
+  return Object.fromEntries(property.fields.map((field) => [field.name, one(field, value[field.name], `${property.name}.${field.name}`)]));
 }
 
 function describe(value: unknown): string {
@@ -142,17 +142,20 @@ export interface ReadContext {
   select?: readonly string[] | undefined;
 }
 
-/** One stored value as read. */
+/**
+ * One stored value as read, by the fields the schema says it holds: one field is the value itself
+ * (a reference's id, though it also carries its target's label in `string`), several a record
+ * with the value's `_id` (a file's metadata, what a download needs).
+ */
 function readScalar(property: PropertyDescription | undefined, value: Value): unknown {
-  const type = property?.type;
-  if (type === 'file' || (type === undefined && value.filename !== undefined)) {
-    return { _id: value._id, filename: value.filename, filesize: value.filesize, filetype: value.filetype };
+  const fields = value as unknown as Record<string, unknown>;
+  if (property === undefined) {
+    // No definition to go by: a file's metadata, else the first data field, `reference` before its label.
+    if (value.filename !== undefined) return { _id: value._id, filename: value.filename, filesize: value.filesize, filetype: value.filetype };
+    return value.reference ?? value.string ?? value.number ?? value.boolean ?? value.date ?? value.datetime;
   }
-  if (type === 'string' || type === 'text') return value.string;
-  if (type === 'counter') return value.number;
-  if (type !== undefined) return value[type];
-  // `reference` first: a reference value also carries its target's label in `string` (SPEC §3).
-  return value.reference ?? value.string ?? value.number ?? value.boolean ?? value.date ?? value.datetime;
+  if (property.fields.length === 1) return fields[property.fields[0]!.name];
+  return Object.fromEntries([['_id', value._id], ...property.fields.map((field) => [field.name, fields[field.name]])]);
 }
 
 function readProperty(property: PropertyDescription | undefined, values: Value[], language: string | undefined): unknown {

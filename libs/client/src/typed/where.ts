@@ -1,13 +1,18 @@
 import type { EntityQuery, PropertyDescription, TypeDescription } from '../types';
 import { definitionOf, InputError, UnknownPropertyError } from './values';
 
-/** The wire field a data type filters and sorts on (text is stored as `string`). */
-function fieldOf(type: PropertyDescription['type']): string {
-  return type === 'text' ? 'string' : type;
+/**
+ * The wire field a property filters and sorts on, as the schema describes it: its value's one field
+ * (a text's or a url's `string`), or a record's first (a file's `filename`) when sorting.
+ */
+function fieldOf(property: PropertyDescription): string {
+  return property.fields[0]!.name;
 }
 
+/** A value holding several fields (a file): filtered per field. */
+const isRecord = (property: PropertyDescription | undefined) => property !== undefined && property.fields.length > 1;
+
 const OPERATORS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'regex']);
-const FILE_FIELDS: Record<string, string> = { filename: 'string', filesize: 'number', filetype: 'string' };
 
 /** A filter value as the query string writes it. */
 function text(key: string, value: unknown, op?: string): string {
@@ -55,7 +60,7 @@ function keyOf(type: TypeDescription, name: string): { key: string; property: Pr
   if (name === '_parent') return { key: '_parent.reference', property: undefined };
   const property = definitionOf(type, name);
   if (!property) throw new UnknownPropertyError(name, type.name);
-  return { key: `${name}.${fieldOf(property.type)}`, property };
+  return { key: `${name}.${fieldOf(property)}`, property };
 }
 
 /** The name-based parameters of a list. */
@@ -79,14 +84,16 @@ export function toListQuery(type: TypeDescription, input: ListInput): EntityQuer
   for (const [name, condition] of Object.entries(input.where ?? {})) {
     if (condition === undefined) continue;
     const { key, property } = keyOf(type, name);
-    if (property?.type !== 'file') {
+    if (!isRecord(property)) {
       conditions(key, condition, query);
       continue;
     }
-    if (condition === null || typeof condition !== 'object') throw new InputError(`"${name}" is a file property: filter on filename, filesize or filetype`);
+    const fields = property!.fields.map((field) => field.name);
+    const named = fields.join(', ').replace(/, (?=[^,]*$)/, ' or ');
+    if (condition === null || typeof condition !== 'object') throw new InputError(`"${name}" is a ${property!.type} property: filter on ${named}`);
     for (const [field, inner] of Object.entries(condition as Record<string, unknown>)) {
-      // Own keys only: `constructor` or `toString` are no file fields.
-      if (!Object.hasOwn(FILE_FIELDS, field)) throw new InputError(`"${name}": a file filters on filename, filesize or filetype, not "${field}"`);
+      // Own field names only: `constructor` or `toString` are no fields of a value.
+      if (!fields.includes(field)) throw new InputError(`"${name}": a ${property!.type} filters on ${named}, not "${field}"`);
       if (inner !== undefined) conditions(`${name}.${field}`, inner, query);
     }
   }
@@ -95,9 +102,7 @@ export function toListQuery(type: TypeDescription, input: ListInput): EntityQuer
     query.sort = sort.map((item) => {
       const descending = item.startsWith('-');
       const name = descending ? item.slice(1) : item;
-      const { key, property } = keyOf(type, name);
-      const wire = property?.type === 'file' ? `${name}.filename` : key;
-      return `${descending ? '-' : ''}${wire}`;
+      return `${descending ? '-' : ''}${keyOf(type, name).key}`;
     });
   }
   if (input.select) {

@@ -276,7 +276,18 @@ describe('the SDK, by name and as objects, against the real API', () => {
   it('the wire-format calls: schema, query by POST, aggregate one entity, delete a value, a new API key', async () => {
     const schema = await db.schema();
     const book = schema.types.find((type) => type.name === 'book')!;
-    expect(book.properties.find((property) => property.name === 'tags')).toEqual({ _id: expect.any(String), name: 'tags', type: 'string', list: true, multilingual: false, search: false, mandatory: false, readonly: false });
+    expect(book.properties.find((property) => property.name === 'tags')).toEqual({
+      _id: expect.any(String),
+      name: 'tags',
+      type: 'string',
+      list: true,
+      multilingual: false,
+      search: false,
+      mandatory: false,
+      readonly: false,
+      fields: [{ name: 'string', scalar: 'string' }],
+      input: 'value',
+    });
     expect(book.properties.find((property) => property.name === 'double')).toMatchObject({ type: 'number', formula: 'pages 2 MULTIPLY' });
 
     const created = await db.createEntity([{ type: '_type', reference: book._id }, { type: 'title', string: 'Wire' }, { type: 'pages', number: 3 }, { type: 'tags', string: 'one' }]);

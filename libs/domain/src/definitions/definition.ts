@@ -1,13 +1,16 @@
 import type { Right } from '../rights';
+import type { DefinitionOptionKey } from '../values/registry';
 import type { ValueShape } from '../values/rules';
 
+/** The definition options its value type takes (`referenceQuery`), by key; each only when defined. */
+type DefinitionOptions = { [K in DefinitionOptionKey]?: string };
+
 /** How a property behaves (SPEC §5); system properties have built-in definitions of the same shape. */
-export interface PropertyDefinition extends ValueShape {
+export interface PropertyDefinition extends ValueShape, DefinitionOptions {
   list: boolean;
   search: boolean;
   mandatory: boolean;
   readonly: boolean;
-  referenceQuery?: string;
   formula?: string;
   /** The right needed to add, change or delete its values. */
   writeRight: Right;

@@ -2,13 +2,17 @@ import { first, type Entity } from '../entity';
 import { labelOf } from '../derived/labels';
 import { canRead, type Caller } from '../rights';
 import type { DatabaseSchema, PropertyDescription, TypeDescription } from '../wire/schema';
+import { DEFINITION_OPTIONS, descriptorOf, inputOf, type ValueType } from '../values/registry';
 import { definitionFrom } from './from-entity';
+import type { PropertyDefinition } from './definition';
 import { isSystemProperty } from './system';
 
 /**
  * A definition entity as `GET /api/{db}/schema` describes it, or undefined when it is not a
  * complete definition (`definitionFrom`) or names a system property. Flags are always present
- * (false when unset); `formula` and `reference_query` only when the definition has one.
+ * (false when unset); `formula` and the type's options (`reference_query`) only when the
+ * definition has one. `fields` and `input` say what its value type's descriptor says a front
+ * reads and writes, so a client that does not know the type still sends and reads its values.
  */
 export function describeDefinition(entity: Entity): PropertyDescription | undefined {
   const definition = definitionFrom(entity.properties);
@@ -24,8 +28,20 @@ export function describeDefinition(entity: Entity): PropertyDescription | undefi
     mandatory: definition.mandatory,
     readonly: definition.readonly,
     ...(definition.formula === undefined ? {} : { formula: definition.formula }),
-    ...(definition.referenceQuery === undefined ? {} : { reference_query: definition.referenceQuery }),
+    ...optionsOf(definition),
+    fields: valueFieldsOf(definition.type),
+    input: inputOf(definition.type),
   };
+}
+
+/** The fields a value of `type` holds, each with the scalar a front shows it as. */
+function valueFieldsOf(type: ValueType): PropertyDescription['fields'] {
+  return descriptorOf(type).fields.map((field) => ({ name: field.name, scalar: field.scalar }));
+}
+
+/** The definition's options (`reference_query`), by their wire names, each only when it has one. */
+function optionsOf(definition: PropertyDefinition): Partial<PropertyDescription> {
+  return Object.fromEntries(DEFINITION_OPTIONS.flatMap(({ option }) => (definition[option.key] === undefined ? [] : [[option.name, definition[option.key]]])));
 }
 
 /** A definition's `ordinal`, when it has a finite one. */

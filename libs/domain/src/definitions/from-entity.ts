@@ -4,11 +4,36 @@ import { DomainError, type FieldError } from '../errors';
 import { parseReferenceQuery } from '../query/parse';
 import { parseFormula } from '../formula/parse';
 import { PROPERTY_NAME_PATTERN, isPropertyName } from '../names';
-import { VALUE_TYPES, isValueType } from '../values/types';
+import type { OptionSyntax } from '../values/descriptor';
+import { DEFINITION_OPTIONS } from '../values/registry';
+import { VALUE_TYPES, isValueType, type ValueType } from '../values/types';
 import type { PropertyDefinition } from './definition';
 
 const flag = (properties: Properties, name: string) => first(properties, name)?.boolean === true;
 const text = (properties: Properties, name: string) => first(properties, name)?.string;
+
+/** Why a definition option's text does not parse in its syntax, or undefined when it does. */
+const REFUSED_BY: Record<OptionSyntax, (text: string) => string | undefined> = {
+  filters: (query) => {
+    try {
+      parseReferenceQuery(query);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return error.errors.map((e) => `${e.parameter}: ${e.message}`).join('; ');
+    }
+  },
+};
+
+/** The options a definition of `type` takes (its descriptor's), with their text, when given. */
+function optionsOf(properties: Properties, type: ValueType): Partial<PropertyDefinition> {
+  const options: Partial<Record<string, string>> = {};
+  for (const { option, types } of DEFINITION_OPTIONS) {
+    const given = text(properties, option.name);
+    if (given !== undefined && types.includes(type)) options[option.key] = given;
+  }
+  return options as Partial<PropertyDefinition>;
+}
 
 /**
  * The definition a property entity describes (SPEC §5), or undefined when it is not a complete
@@ -19,7 +44,6 @@ export function definitionFrom(properties: Properties): PropertyDefinition | und
   const name = text(properties, 'name');
   const type = text(properties, 'type');
   if (name === undefined || !isPropertyName(name) || !isValueType(type)) return undefined;
-  const referenceQuery = text(properties, 'reference_query');
   const formula = text(properties, 'formula');
   return {
     name,
@@ -29,7 +53,7 @@ export function definitionFrom(properties: Properties): PropertyDefinition | und
     search: flag(properties, 'search'),
     mandatory: flag(properties, 'mandatory'),
     readonly: flag(properties, 'readonly'),
-    ...(referenceQuery === undefined ? {} : { referenceQuery }),
+    ...optionsOf(properties, type),
     ...(formula === undefined ? {} : { formula }),
     writeRight: 'editor',
   };
@@ -46,17 +70,16 @@ export function checkDefinition(properties: Properties): FieldError[] {
   else if (!isValueType(type)) {
     errors.push({ pointer: '', message: `definition type "${type}" must be one of ${VALUE_TYPES.join(', ')}` });
   }
-  const referenceQuery = text(properties, 'reference_query');
-  if (referenceQuery !== undefined && type !== 'reference') {
-    errors.push({ pointer: '', message: 'reference_query is only allowed on reference properties' });
-  } else if (referenceQuery !== undefined) {
-    try {
-      parseReferenceQuery(referenceQuery);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      const why = error.errors.map((e) => `${e.parameter}: ${e.message}`).join('; ');
-      errors.push({ pointer: '', message: `reference_query does not parse: ${why}` });
+  // The options only some types take (a reference's reference_query): each on those types only, in its syntax.
+  for (const { option, types } of DEFINITION_OPTIONS) {
+    const given = text(properties, option.name);
+    if (given === undefined) continue;
+    if (!types.includes(type as ValueType)) {
+      errors.push({ pointer: '', message: `${option.name} is only allowed on ${types.join(', ')} properties` });
+      continue;
     }
+    const why = REFUSED_BY[option.syntax](given);
+    if (why !== undefined) errors.push({ pointer: '', message: `${option.name} does not parse: ${why}` });
   }
   const formula = text(properties, 'formula');
   if (formula !== undefined) {

@@ -4,6 +4,7 @@ import { defineField, defineValueType, refuse } from './descriptor';
 /** Filtered on by equality and existence only; sorted false before true (as 0 and 1: a sort key is a string or a number). */
 export const BOOLEAN_FIELD = defineField({
   name: 'boolean',
+  scalar: 'boolean',
   wire: { input: Type.Boolean(), output: Type.Boolean() },
   storedAs: 'as-is',
   filter: {

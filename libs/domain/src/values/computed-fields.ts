@@ -6,6 +6,7 @@ import { MAX_ATTRIBUTE_STRING, TEXT_FILTER, sortable } from './string';
 const nameField = <Name extends string>(name: Name) =>
   defineField({
     name,
+    scalar: 'string',
     wire: { input: Type.String(), output: Type.String() },
     storedAs: 'as-is',
     filter: TEXT_FILTER,

@@ -11,6 +11,7 @@ import { STRING_FIELD } from './string';
 export const COUNTER_TYPE = defineValueType({
   type: 'counter',
   fields: [NUMBER_FIELD],
+  input: 'counter',
   carries: [STRING_FIELD],
   check: (input) =>
     typeof input.number === 'number' && Number.isSafeInteger(input.number) && input.number > 0

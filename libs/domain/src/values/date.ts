@@ -27,6 +27,8 @@ function parseDate(text: string): string | undefined {
  */
 export const DATE_FIELD = defineField({
   name: 'date',
+  // `YYYY-MM-DD` text, never a Date: that is a moment, and which day it is depends on where it is read.
+  scalar: 'date',
   wire: {
     input: Type.Union([Type.String({ maxLength: 10 }), Type.Number({ description: 'Epoch milliseconds of a local midnight, a whole second.' })]),
     output: Type.String({ format: 'date' }),

@@ -30,6 +30,7 @@ function parseDatetime(text: string): string | undefined {
  */
 export const DATETIME_FIELD = defineField({
   name: 'datetime',
+  scalar: 'datetime',
   wire: {
     input: Type.Union([Type.String({ maxLength: 40 }), Type.Number({ description: 'Epoch milliseconds, an integer.' })]),
     output: Type.String({ format: 'date-time' }),

@@ -21,9 +21,47 @@ export const ORDERED_OPERATORS: readonly Operator[] = ['eq', 'ne', 'gt', 'gte', 
  */
 export type StorageForm = 'as-is' | 'object-id' | 'date';
 
+/**
+ * What a front (GraphQL, the SDK's objects, `GET /api/{db}/schema`) shows a field's value as: its
+ * GraphQL scalar and its TypeScript type. `id` is an entity id (GraphQL `ID`; GraphQL resolves a
+ * property holding one to the entity); `date` is `YYYY-MM-DD` text; `datetime` ISO 8601 text a
+ * client may also give as a `Date`.
+ */
+export const SCALAR_KINDS = ['string', 'number', 'boolean', 'id', 'date', 'datetime'] as const;
+export type ScalarKind = (typeof SCALAR_KINDS)[number];
+
+/**
+ * How a client adds a value of a type, which the fronts offer or refuse: `value`, its field(s) as
+ * given; `upload`, a file's metadata, then its bytes to the signed URL (SPEC §8); `counter`, a step
+ * (`{counter: 1}`) the server numbers (`counters.ts`).
+ */
+export const INPUT_KINDS = ['value', 'upload', 'counter'] as const;
+export type InputKind = (typeof INPUT_KINDS)[number];
+
+/**
+ * The syntax a definition option's text must parse in: `filters`, a list query's filters only
+ * (`parseReferenceQuery`, SPEC §5).
+ */
+export type OptionSyntax = 'filters';
+
+/**
+ * A definition field only properties of some types take (a reference's `reference_query`): its
+ * name on a property definition entity and in `GET /api/{db}/schema`, its key on
+ * `PropertyDefinition`, and the syntax its text is checked in (`checkDefinition`).
+ */
+export interface DefinitionOption<Name extends string = string, Key extends string = string> {
+  readonly name: Name;
+  readonly key: Key;
+  readonly syntax: OptionSyntax;
+  /** Said of it in the API description. */
+  readonly description: string;
+}
+
 /** One wire field of a value (`string`, `number`, `filename`, …) with type `T`. */
 export interface FieldDescriptor<Name extends string = string, T extends Scalar = Scalar, Input extends TSchema = TSchema, Output extends TSchema = TSchema> {
   readonly name: Name;
+  /** What the fronts show its value as (GraphQL scalar, TypeScript type). */
+  readonly scalar: ScalarKind;
   /**
    * Its JSON schema on the wire, from which `wire/value.ts` builds the value shapes: as a client
    * may send it (bounded, so a request stays small; the type's check bounds the content) and as
@@ -78,11 +116,22 @@ export type StoredFields = Readonly<Record<string, unknown>>;
 /** The formula result kinds a property can store (SPEC §9). */
 export type FormulaResult = 'number' | 'string' | 'boolean';
 
-export interface ValueDescriptor<Type extends string = string, Fields extends readonly FieldDescriptor[] = readonly FieldDescriptor[]> {
+export interface ValueDescriptor<
+  Type extends string = string,
+  Fields extends readonly FieldDescriptor[] = readonly FieldDescriptor[],
+  Options extends readonly DefinitionOption[] = readonly DefinitionOption[],
+> {
   /** The definition `type` (SPEC §3, §5). */
   readonly type: Type;
-  /** Its wire field(s): an input names exactly these. */
+  /**
+   * Its wire field(s): an input names exactly these, and the fronts read and write them — one
+   * field is the value itself (a url's `string`), several make it a record (a file's).
+   */
   readonly fields: Fields;
+  /** How a client adds a value; absent: `value`. */
+  readonly input?: InputKind;
+  /** The definition fields its properties take beyond those every property has (a reference's `reference_query`). */
+  readonly options?: Options;
   /**
    * Fields the server sets on its stored values beside `fields` (a reference's label, `string`):
    * never written by a client, but filtered and sorted by like its own (`checkQueryTypes`).
@@ -104,5 +153,9 @@ export interface ValueDescriptor<Type extends string = string, Fields extends re
 /** Keeps the field's name and scalar type literal, for the `Value` type derived from the registry. */
 export const defineField = <const Name extends string, T extends Scalar, Input extends TSchema, Output extends TSchema>(field: FieldDescriptor<Name, T, Input, Output>) => field;
 
-export const defineValueType = <const Type extends string, const Fields extends readonly FieldDescriptor[]>(descriptor: ValueDescriptor<Type, Fields>) =>
-  descriptor;
+export const defineValueType = <const Type extends string, const Fields extends readonly FieldDescriptor[], const Options extends readonly DefinitionOption[] = readonly []>(
+  descriptor: ValueDescriptor<Type, Fields, Options>,
+) => descriptor;
+
+/** Keeps the option's name and key literal, for `PropertyDefinition` and the schema's wire shape. */
+export const defineOption = <const Name extends string, const Key extends string>(option: DefinitionOption<Name, Key>) => option;

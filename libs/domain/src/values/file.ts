@@ -8,6 +8,7 @@ const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&
 /** The original file name: filtered and searched as text. */
 export const FILENAME_FIELD = defineField({
   name: 'filename',
+  scalar: 'string',
   wire: { input: Type.String({ maxLength: 255 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,
@@ -17,6 +18,7 @@ export const FILENAME_FIELD = defineField({
 
 export const FILESIZE_FIELD = defineField({
   name: 'filesize',
+  scalar: 'number',
   wire: { input: Type.Integer(), output: Type.Integer() },
   storedAs: 'as-is',
   filter: NUMBER_FILTER,
@@ -26,6 +28,7 @@ export const FILESIZE_FIELD = defineField({
 /** The MIME type: few distinct values, so equality filters on it are worth an index entry. */
 export const FILETYPE_FIELD = defineField({
   name: 'filetype',
+  scalar: 'string',
   wire: { input: Type.String({ maxLength: 255 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,
@@ -37,6 +40,7 @@ export const FILETYPE_FIELD = defineField({
 export const FILE_TYPE = defineValueType({
   type: 'file',
   fields: [FILENAME_FIELD, FILESIZE_FIELD, FILETYPE_FIELD],
+  input: 'upload',
   check: (input, { limits }) => {
     const { filename, filesize, filetype } = input;
     if (typeof filename !== 'string' || filename.length === 0 || filename.length > 255 || !isWellFormed(filename)) {

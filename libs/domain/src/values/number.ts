@@ -16,6 +16,7 @@ export const NUMBER_FILTER = {
 
 export const NUMBER_FIELD = defineField({
   name: 'number',
+  scalar: 'number',
   wire: { input: Type.Number(), output: Type.Number() },
   storedAs: 'as-is',
   filter: NUMBER_FILTER,

@@ -1,6 +1,6 @@
 import { ObjectIdSchema } from '../wire/identifiers';
 import { isObjectId } from '../names';
-import { defineField, defineValueType, refuse } from './descriptor';
+import { defineField, defineOption, defineValueType, refuse } from './descriptor';
 import { STRING_FIELD } from './string';
 
 /**
@@ -14,6 +14,7 @@ import { STRING_FIELD } from './string';
  */
 export const REFERENCE_FIELD = defineField({
   name: 'reference',
+  scalar: 'id',
   wire: { input: ObjectIdSchema, output: ObjectIdSchema },
   storedAs: 'object-id',
   filter: {
@@ -26,12 +27,21 @@ export const REFERENCE_FIELD = defineField({
   indexed: () => true,
 });
 
+/** Which entities a reference may point to: a list query's filters (SPEC §5), checked on every write. */
+export const REFERENCE_QUERY_OPTION = defineOption({
+  name: 'reference_query',
+  key: 'referenceQuery',
+  syntax: 'filters',
+  description: 'The filter a reference value must match; only when defined.',
+});
+
 /** The id of an entity of the same database (whether it exists and may be read is the write's rule). */
 export const REFERENCE_TYPE = defineValueType({
   type: 'reference',
   fields: [REFERENCE_FIELD],
   // The label the server keeps on each value (`derived/labels.ts`), as its `__av` and `__sort` entries already hold it.
   carries: [STRING_FIELD],
+  options: [REFERENCE_QUERY_OPTION],
   check: (input) =>
     typeof input.reference !== 'string' || !isObjectId(input.reference) ? refuse('reference', 'must be an entity id') : { reference: input.reference },
   // A formula reads the referenced entity's label, or its id while it has none.

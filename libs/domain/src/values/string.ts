@@ -30,6 +30,7 @@ export const TEXT_FILTER = {
 /** The `string` field: of string and text values, and the label a reference value carries. */
 export const STRING_FIELD = defineField({
   name: 'string',
+  scalar: 'string',
   wire: { input: Type.String({ maxLength: 1_000_000 }), output: Type.String() },
   storedAs: 'as-is',
   filter: TEXT_FILTER,

@@ -21,6 +21,7 @@ describeValueType(descriptorOf('boolean'), {
 });
 
 describeField(fieldDescriptorOf('boolean'), {
+  scalar: 'boolean',
   storedAs: 'as-is',
   operators: ['eq', 'exists'],
   parses: [

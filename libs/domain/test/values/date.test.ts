@@ -75,6 +75,7 @@ describeValueType(descriptorOf('date'), {
 });
 
 describeField(fieldDescriptorOf('date'), {
+  scalar: 'date',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
   parses: [

@@ -39,6 +39,7 @@ describeValueType(descriptorOf('datetime'), {
 });
 
 describeField(fieldDescriptorOf('datetime'), {
+  scalar: 'datetime',
   // A BSON date: filters compare moments, whatever offset the filter value was written with.
   storedAs: 'date',
   operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],

@@ -22,9 +22,11 @@ describeValueType(descriptorOf('file'), {
   ],
   // A formula sees a file as its name.
   formula: { reads: [[FILE, 'report.pdf']], stores: undefined },
+  input: 'upload',
 });
 
 describeField(fieldDescriptorOf('filename'), {
+  scalar: 'string',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'regex', 'in', 'exists'],
   parses: [['a.pdf', 'a.pdf']],
@@ -39,6 +41,7 @@ describeField(fieldDescriptorOf('filename'), {
 });
 
 describeField(fieldDescriptorOf('filesize'), {
+  scalar: 'number',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
   parses: [['10', 10]],
@@ -49,6 +52,7 @@ describeField(fieldDescriptorOf('filesize'), {
 });
 
 describeField(fieldDescriptorOf('filetype'), {
+  scalar: 'string',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'regex', 'in', 'exists'],
   parses: [['image/png', 'image/png']],

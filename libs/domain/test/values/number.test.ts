@@ -25,6 +25,7 @@ describeValueType(descriptorOf('number'), {
 });
 
 describeField(fieldDescriptorOf('number'), {
+  scalar: 'number',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'],
   parses: [

@@ -21,9 +21,11 @@ describeValueType(descriptorOf('reference'), {
     ],
     stores: undefined,
   },
+  options: ['reference_query'],
 });
 
 describeField(fieldDescriptorOf('reference'), {
+  scalar: 'id',
   storedAs: 'object-id',
   operators: ['eq', 'ne', 'in', 'exists'],
   parses: [[ID, ID]],

@@ -2,8 +2,8 @@ import { FIELD_DESCRIPTORS, VALUE_DESCRIPTORS, VALUE_FIELDS, VALUE_TYPES, descri
 
 /** The registry of value types: the one list every other module reads. */
 describe('the value type registry', () => {
-  it("holds the eight types of SPEC §3, in order, and Entu's counter (issue 33)", () => {
-    expect(VALUE_TYPES).toEqual(['string', 'text', 'number', 'boolean', 'date', 'datetime', 'reference', 'file', 'counter']);
+  it("holds the eight types of SPEC §3, in order, Entu's counter (issue 33) and url (issue 34)", () => {
+    expect(VALUE_TYPES).toEqual(['string', 'text', 'number', 'boolean', 'date', 'datetime', 'reference', 'file', 'counter', 'url']);
     expect(VALUE_DESCRIPTORS.map((descriptor) => descriptor.type)).toEqual(VALUE_TYPES);
   });
 
@@ -18,6 +18,8 @@ describe('the value type registry', () => {
     ['number', ['number']],
     ['reference', ['reference']],
     ['file', ['filename', 'filesize', 'filetype']],
+    ['counter', ['number']],
+    ['url', ['string']],
   ] as const)('fieldsOf(%s) is %j', (type, fields) => {
     expect(fieldsOf(type)).toEqual(fields);
     expect(descriptorOf(type).type).toBe(type);
@@ -26,7 +28,8 @@ describe('the value type registry', () => {
   it.each([
     ['string', true],
     ['file', true],
-    ['url', false],
+    ['url', true],
+    ['URL', false],
     ['String', false],
     ['constructor', false],
     [undefined, false],

@@ -42,6 +42,7 @@ describe('value type string: the limit is configurable, and `_sharing` allows on
 });
 
 describeField(fieldDescriptorOf('string'), {
+  scalar: 'string',
   storedAs: 'as-is',
   operators: ['eq', 'ne', 'regex', 'in', 'exists'],
   parses: [

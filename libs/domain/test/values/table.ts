@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, isRefusal, type CheckContext, type FieldDescriptor, type Operator, type ValueDescriptor } from '@entia/domain';
+import { DEFAULT_LIMITS, isRefusal, type CheckContext, type FieldDescriptor, type InputKind, type Operator, type ScalarKind, type ValueDescriptor } from '@entia/domain';
 
 /**
  * The table every value type's test fills in: what its check accepts (and stores) and refuses,
@@ -10,10 +10,16 @@ export interface TypeTable {
   refuses: [input: Record<string, unknown>, field: string, message: RegExp][];
   formula: { reads: [stored: Record<string, unknown>, seen: unknown][]; stores: 'number' | 'string' | 'boolean' | undefined };
   context?: CheckContext;
+  /** How a client adds a value; absent: `value`, its field(s) as given. */
+  input?: InputKind;
+  /** The definition options its properties take (their names); absent: none. */
+  options?: string[];
 }
 
 /** The table of one wire field: its storage, filters, sort key, attribute index and search text. */
 export interface FieldTable {
+  /** What the fronts show it as. */
+  scalar: ScalarKind;
   storedAs: FieldDescriptor['storedAs'];
   operators: Operator[];
   parses: [text: string, scalar: unknown][];
@@ -50,11 +56,23 @@ export function describeValueType(descriptor: ValueDescriptor, table: TypeTable)
     it(`a formula result it stores: ${table.formula.stores ?? 'none'}`, () => {
       expect(descriptor.formula.stores).toBe(table.formula.stores);
     });
+
+    it(`a client adds a value as ${table.input ?? 'value'}`, () => {
+      expect(descriptor.input ?? 'value').toBe(table.input ?? 'value');
+    });
+
+    it(`takes the definition options ${JSON.stringify(table.options ?? [])}`, () => {
+      expect((descriptor.options ?? []).map((option) => option.name)).toEqual(table.options ?? []);
+    });
   });
 }
 
 export function describeField(field: FieldDescriptor, table: FieldTable): void {
   describe(`value field ${field.name}`, () => {
+    it(`is shown as ${table.scalar}`, () => {
+      expect(field.scalar).toBe(table.scalar);
+    });
+
     it(`is stored ${table.storedAs}`, () => {
       expect(field.storedAs).toBe(table.storedAs);
     });

@@ -1,4 +1,4 @@
-import { FIELD_DESCRIPTORS, OPERATORS_OF, VALUE_DESCRIPTORS, fieldsOf, type FilterField, type ValueType } from '@entia/domain';
+import { FIELD_DESCRIPTORS, OPERATORS_OF, VALUE_DESCRIPTORS, fieldDescriptorOf, fieldsOf, type FilterField, type ScalarKind, type ValueType } from '@entia/domain';
 import {
   GraphQLBoolean,
   GraphQLFloat,
@@ -19,17 +19,19 @@ import {
  */
 const list = <T extends GraphQLInputType>(type: T) => new GraphQLList(new GraphQLNonNull(type));
 
-/** The GraphQL scalar of a value field (numbers are floats; ids, dates and datetimes strings as on the wire). */
-export function scalarOfField(field: FilterField): GraphQLScalarType {
-  if (field === 'number' || field === 'filesize') return GraphQLFloat;
-  if (field === 'boolean') return GraphQLBoolean;
-  if (field === 'reference') return GraphQLID;
-  return GraphQLString;
-}
+/** The GraphQL scalar of each scalar kind a value field declares (numbers are floats; dates and datetimes strings as on the wire). */
+const SCALARS: Record<ScalarKind, GraphQLScalarType> = {
+  string: GraphQLString,
+  date: GraphQLString,
+  datetime: GraphQLString,
+  number: GraphQLFloat,
+  boolean: GraphQLBoolean,
+  id: GraphQLID,
+};
 
-/** The GraphQL scalar a single-field value type reads as. */
-export function scalarOfType(type: ValueType): GraphQLScalarType {
-  return scalarOfField(fieldsOf(type)[0]!);
+/** The GraphQL scalar of a value field, as its descriptor says it reads. */
+export function scalarOfField(field: FilterField): GraphQLScalarType {
+  return SCALARS[fieldDescriptorOf(field).scalar];
 }
 
 export const Created = new GraphQLObjectType({
@@ -119,18 +121,22 @@ export const FIELD_FILTERS = new Map(
   }),
 );
 
-/** A property's filter input: its field's operators, or (files) one entry per field. */
+/** The object type of a value type whose values are records of several fields (a file's: `FileValue`). */
+export const recordTypeName = (type: ValueType) => `${type[0]!.toUpperCase()}${type.slice(1)}Value`;
+
+/** A property's filter input: its field's operators, or (records: files) one entry per field. */
 export const TYPE_FILTERS = new Map<ValueType, GraphQLInputObjectType>(
   VALUE_DESCRIPTORS.map((descriptor) => {
     const fields = fieldsOf(descriptor.type);
     if (fields.length === 1) return [descriptor.type, FIELD_FILTERS.get(fields[0]!)!] as const;
-    const name = `${descriptor.type[0]!.toUpperCase()}${descriptor.type.slice(1)}ValueFilter`;
+    const name = `${recordTypeName(descriptor.type)}Filter`;
     return [descriptor.type, new GraphQLInputObjectType({ name, fields: Object.fromEntries(fields.map((field) => [field, { type: FIELD_FILTERS.get(field)! }])) })] as const;
   }),
 );
 
 /** Names the shared types take: no database type may be given one of them. */
-export const SHARED_TYPE_NAMES = ['Query', 'Mutation', 'Entity', 'OtherEntity', 'Value', 'Created', 'Header', 'UploadTarget', 'WriteResult', 'Change', 'History', 'ValueInput', 'FileValue',
+export const SHARED_TYPE_NAMES = ['Query', 'Mutation', 'Entity', 'OtherEntity', 'Value', 'Created', 'Header', 'UploadTarget', 'WriteResult', 'Change', 'History', 'ValueInput',
+  ...VALUE_DESCRIPTORS.filter((descriptor) => descriptor.fields.length > 1).map((descriptor) => recordTypeName(descriptor.type)),
   ...[...FIELD_FILTERS.values(), ...TYPE_FILTERS.values()].map((type) => type.name),
   'LocalizedString', 'LocalizedFloat', 'LocalizedBoolean', 'LocalizedID',
   'String', 'Float', 'Int', 'Boolean', 'ID'];

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMIT, MAX_LIMIT, RIGHT_PROPERTIES, invalid, referencesOf, type Properties, type Value } from '@entia/domain';
+import { DEFAULT_LIMIT, MAX_LIMIT, RIGHT_PROPERTIES, VALUE_DESCRIPTORS, invalid, referencesOf, type Properties, type Value, type ValueType } from '@entia/domain';
 import { entityHistory, getValue } from '@entia/entities';
 import {
   GraphQLBoolean,
@@ -13,7 +13,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLOutputType,
 } from 'graphql';
-import { Created, History } from './common';
+import { Created, History, recordTypeName, scalarOfField } from './common';
 import type { GraphqlContext } from './context';
 import { guarded } from './errors';
 import type { Relation, Shown } from './loaders';
@@ -117,22 +117,33 @@ export const OtherEntity = new GraphQLObjectType<Shown, GraphqlContext>({
   fields: () => systemFields(() => EntityInterface),
 });
 
-/** A file value: its metadata, and a download URL signed when asked for (GET /api/{db}/property/{id}). */
-export const FileValue = new GraphQLObjectType<Value, GraphqlContext>({
-  name: 'FileValue',
-  fields: {
-    _id: { type: new GraphQLNonNull(GraphQLID) },
-    filename: { type: GraphQLString },
-    filesize: { type: GraphQLFloat },
-    filetype: { type: GraphQLString },
-    language: { type: GraphQLString },
-    url: {
-      type: GraphQLString,
-      description: 'A signed download URL, valid 60 s.',
-      resolve: guarded(async (value: Value, _args: unknown, context: GraphqlContext) => (await getValue(context.deps, context.tenant, value._id)).url ?? null),
-    },
-  },
-});
+/**
+ * The object of each value type whose values are records of several fields (a file: `FileValue`),
+ * from its descriptor: the value's id, its fields, its language and, for values whose bytes are
+ * uploaded, a download URL signed when asked for (GET /api/{db}/property/{id}).
+ */
+export const RECORD_VALUES: ReadonlyMap<ValueType, GraphQLObjectType<Value, GraphqlContext>> = new Map(
+  VALUE_DESCRIPTORS.filter((descriptor) => descriptor.fields.length > 1).map((descriptor) => [
+    descriptor.type,
+    new GraphQLObjectType<Value, GraphqlContext>({
+      name: recordTypeName(descriptor.type),
+      fields: {
+        _id: { type: new GraphQLNonNull(GraphQLID) },
+        ...Object.fromEntries(descriptor.fields.map((field) => [field.name, { type: scalarOfField(field.name) }])),
+        language: { type: GraphQLString },
+        ...(descriptor.input === 'upload'
+          ? {
+              url: {
+                type: GraphQLString,
+                description: 'A signed download URL, valid 60 s.',
+                resolve: guarded(async (value: Value, _args: unknown, context: GraphqlContext) => (await getValue(context.deps, context.tenant, value._id)).url ?? null),
+              },
+            }
+          : {}),
+      },
+    }),
+  ]),
+);
 
 /** A multilingual value of a scalar type: the value and its language. */
 export const localized = new Map(

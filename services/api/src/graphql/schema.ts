@@ -2,6 +2,8 @@ import {
   DEFAULT_LIMIT,
   MAX_DUPLICATES,
   SYSTEM_DEFINITIONS,
+  fieldDescriptorOf,
+  fieldsOf,
   graphqlTypeName,
   invalid,
   parseListQuery,
@@ -9,7 +11,6 @@ import {
   sanitiseGraphqlName,
   uniqueGraphqlNames,
   type PropertyDefinition,
-  type Value,
   type ValueInput as DomainValueInput,
 } from '@entia/domain';
 import { addValues, aggregateEntity, createEntity, deleteEntity, deleteValue, duplicateEntity, existingId, getEntity, listEntities, type Schema } from '@entia/entities';
@@ -32,9 +33,9 @@ import {
 } from 'graphql';
 import { ValuesBody } from '../routes/schemas';
 import { compileValidator } from '../http/validate';
-import { SHARED_TYPE_NAMES, TYPE_FILTERS, ValueInput, WriteResult, scalarOfType } from './common';
+import { SHARED_TYPE_NAMES, TYPE_FILTERS, ValueInput, WriteResult, scalarOfField } from './common';
 import type { GraphqlContext, Naming } from './context';
-import { EntityInterface, FileValue, OtherEntity, localized, nonNullList, pagedCost, systemFields, valuesOf } from './entity-fields';
+import { EntityInterface, OtherEntity, RECORD_VALUES, localized, nonNullList, pagedCost, systemFields, valuesOf } from './entity-fields';
 import { guarded } from './errors';
 import { restParameters, sortKeysOf, type Filterable, type ListArgs } from './filters';
 import type { Shown } from './loaders';
@@ -78,33 +79,39 @@ function propertyField(definition: PropertyDefinition, objectOf: (typeId: string
     valuesOf(entity, definition.name).filter((value) => args.language === undefined || args.language === null || value.language === args.language);
   const description = `Property "${definition.name}" (${definition.type}${definition.list ? ', list' : ''}${definition.multilingual ? ', multilingual' : ''}).`;
 
-  if (definition.type === 'reference') {
+  // What the value type's descriptor says a value holds: several fields make a record (a file), one is the value itself.
+  const record = RECORD_VALUES.get(definition.type);
+  if (record) {
+    return { type: many(record), description, args: languageArg, resolve: (entity, args: { language?: string | null }) => pick(inLanguage(entity, args)) };
+  }
+  const field = fieldsOf(definition.type)[0]!;
+  // A value holding an entity id (a reference) reads as the entity, of the type its reference_query pins when it pins one.
+  if (fieldDescriptorOf(field).scalar === 'id') {
     const target = (pinnedType(definition) && objectOf(pinnedType(definition)!)) || EntityInterface;
     return {
       type: many(target),
       description,
       extensions: definition.list ? pagedCost(10) : undefined,
       resolve: guarded(async (entity: Shown, _args: unknown, context: GraphqlContext) => {
-        const ids = valuesOf(entity, definition.name).flatMap((value) => (value.reference === undefined ? [] : [value.reference]));
+        const ids = valuesOf(entity, definition.name).flatMap((value) => {
+          const id = value[field];
+          return typeof id === 'string' ? [id] : [];
+        });
         const found = await context.loaders.entities.loadMany(ids);
         return pick(found.filter((item): item is Shown => item !== null && !(item instanceof Error)));
       }),
     };
   }
-  if (definition.type === 'file') {
-    return { type: many(FileValue), description, args: languageArg, resolve: (entity, args: { language?: string | null }) => pick(inLanguage(entity, args)) };
-  }
-  const scalar = scalarOfType(definition.type);
-  const field = definition.type === 'text' ? 'string' : definition.type;
+  const scalar = scalarOfField(field);
   if (definition.multilingual) {
     return {
       type: many(localized.get(scalar as GraphQLScalarType<string, string>)!),
       description,
       args: languageArg,
-      resolve: (entity, args: { language?: string | null }) => pick(inLanguage(entity, args).map((value) => ({ value: value[field as keyof Value], language: value.language }))),
+      resolve: (entity, args: { language?: string | null }) => pick(inLanguage(entity, args).map((value) => ({ value: value[field], language: value.language }))),
     };
   }
-  return { type: many(scalar), description, resolve: (entity) => pick(valuesOf(entity, definition.name).map((value) => value[field as keyof Value])) };
+  return { type: many(scalar), description, resolve: (entity) => pick(valuesOf(entity, definition.name).map((value) => value[field])) };
 }
 
 const lowerFirst = (name: string) => name[0]!.toLowerCase() + name.slice(1);
