@@ -65,6 +65,7 @@ export type {
   TypeShape,
   UpdateInput,
   Where,
+  WhereOperator,
   WriteProperty,
   WriteScalar,
 } from './typed/shape';

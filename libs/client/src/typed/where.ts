@@ -1,4 +1,5 @@
 import type { EntityQuery, PropertyDescription, TypeDescription } from '../types';
+import type { WhereOperator } from './shape';
 import { definitionOf, InputError, UnknownPropertyError } from './values';
 
 /** The wire field a data type filters and sorts on (text is stored as `string`). */
@@ -6,7 +7,8 @@ function fieldOf(type: PropertyDescription['type']): string {
   return type === 'text' ? 'string' : type;
 }
 
-const OPERATORS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'regex']);
+/** Every operator once (a `Record`: one missing from `WhereOperator`'s list fails the build). */
+const OPERATORS: Readonly<Record<WhereOperator, true>> = { eq: true, ne: true, gt: true, gte: true, lt: true, lte: true, in: true, exists: true, regex: true };
 const FILE_FIELDS: Record<string, string> = { filename: 'string', filesize: 'number', filetype: 'string' };
 
 /** A filter value as the query string writes it. */
@@ -44,7 +46,7 @@ function conditions(key: string, condition: unknown, query: EntityQuery): void {
   }
   for (const [op, value] of Object.entries(condition as Record<string, unknown>)) {
     if (value === undefined) continue;
-    if (!OPERATORS.has(op)) throw new InputError(`"${key}": unknown operator "${op}"`);
+    if (!Object.hasOwn(OPERATORS, op)) throw new InputError(`"${key}": unknown operator "${op}"`);
     query[op === 'eq' ? key : `${key}.${op}`] = op === 'in' ? inList(key, value) : text(`${key}.${op}`, value, op);
   }
 }
