@@ -18,7 +18,7 @@ const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k<|\\u/;
 
 /**
  * An operand as a client wrote it: the text of one value (a query string's, or a GraphQL argument's
- * scalar as text), or for a `list` operator its items (a query string splits them at commas).
+ * scalar as text), or the items of a list (GraphQL's `in`).
  */
 export type WrittenOperand = string | readonly string[];
 
@@ -34,8 +34,13 @@ function scalar(field: FilterField, text: string, parameter: string, errors: Fie
   return filter.parse(text) ?? fail(errors, parameter, filter.refused);
 }
 
-const items = (written: WrittenOperand): readonly string[] => (typeof written === 'string' ? [written] : written);
 const single = (written: WrittenOperand): string => (typeof written === 'string' ? written : written.join(','));
+
+/**
+ * A list's items, split at commas as the query string writes them: given as a list too, an item
+ * with a comma splits alike in both APIs (docs/decisions.md, GraphQL: "Lists mean what REST lists mean").
+ */
+const items = (written: WrittenOperand): readonly string[] => single(written).split(',');
 
 type Reader<O extends Operator> = (field: FilterField, written: WrittenOperand, parameter: string, errors: FieldError[]) => OperandOf<O> | undefined;
 
@@ -60,7 +65,6 @@ const OPERANDS: { readonly [O in Operator]: Reader<O> } = {
   in: (field, written, parameter, errors) => {
     const given = items(written);
     if (given.length > MAX_IN) return fail(errors, parameter, `at most ${MAX_IN} values`);
-    if (given.length === 0) return fail(errors, parameter, 'at least one value');
     const values = given.map((item) => scalar(field, item, parameter, errors));
     if (values.some((read) => read === undefined)) return undefined;
     return { values: values as Scalar[] };

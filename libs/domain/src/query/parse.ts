@@ -8,7 +8,7 @@ import { groupRefusals, parseGroup, parseGroupSort } from './group';
 import { parseProps } from './props';
 import { PRESENCE_FIELD, type Filter, type FilterField, type ListQuery, type SortKey } from './ast';
 import { readFilter, type FilterTarget, type WrittenOperand } from './filter';
-import { OPERATORS, OPERATOR_TABLE, filterKeyOf, type Operator } from './operators';
+import { OPERATORS, filterKeyOf, type Operator } from './operators';
 
 export { MAX_IN, MAX_REGEX, OPERATORS_OF } from './filter';
 
@@ -45,7 +45,7 @@ class Collector {
 
 const isOperator = (op: string): op is Operator => (OPERATORS as readonly string[]).includes(op);
 
-/** One `<property>.<field>[.<operator>]=<text>` parameter; a `list` operand is comma-separated. */
+/** One `<property>.<field>[.<operator>]=<text>` parameter. */
 function parseFilter(key: string, text: string, errors: Collector): Filter | undefined {
   const match = FILTER_KEY.exec(key);
   if (!match) {
@@ -53,8 +53,7 @@ function parseFilter(key: string, text: string, errors: Collector): Filter | und
   }
   const op = match[3] ?? 'eq';
   if (!isOperator(op)) return errors.fail(key, `unknown operator "${op}"`);
-  const written = OPERATOR_TABLE[op].operand === 'list' ? text.split(',') : text;
-  return readFilter({ property: match[1]!, field: match[2] as FilterField | typeof PRESENCE_FIELD, op }, written, key, errors.errors);
+  return readFilter({ property: match[1]!, field: match[2] as FilterField | typeof PRESENCE_FIELD, op }, text, key, errors.errors);
 }
 
 /** `sort=`'s keys, split at commas. */

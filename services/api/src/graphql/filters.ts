@@ -10,8 +10,8 @@ type Operators = Record<string, unknown>;
 
 /**
  * An operator's argument as the domain reads an operand: each scalar as its text (what the
- * query string would carry, so a number, a date or a boolean passes the same checks), a list's
- * items one by one.
+ * query string would carry, so a number, a date or a boolean passes the same checks), a list as
+ * its items.
  */
 const writtenOf = (value: unknown): WrittenOperand => (Array.isArray(value) ? value.map(String) : String(value));
 
