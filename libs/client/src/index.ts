@@ -68,6 +68,7 @@ export type {
   TypeShape,
   UpdateInput,
   Where,
+  WhereOperator,
   WriteProperty,
   WriteScalar,
 } from './typed/shape';

@@ -1,7 +1,8 @@
 /**
  * The SDK writes its wire types out (the published package carries no server code); this file holds
- * them to the schemas the API validates with and publishes. It is type-checked by `npm run build`
- * (tsconfig.tests.json), so a field added, removed or retyped on one side only fails the build.
+ * them to the schemas the API validates with and publishes, and its `where` operators to the
+ * domain's. It is type-checked by `npm run build` (tsconfig.tests.json), so a field added, removed
+ * or retyped on one side only fails the build.
  */
 import type * as client from '@entia/client';
 import type {
@@ -15,6 +16,7 @@ import type {
   EntityListSchema,
   EntitySchema,
   HistorySchema,
+  Operator,
   ProblemSchema,
   StoredValueSchema,
   ThumbnailSchema,
@@ -47,4 +49,14 @@ export type WireTypesAgree = [
   Holds<Same<client.ChangeEvent, Static<typeof ChangeEventSchema>>>,
   Holds<Same<client.Problem, Static<typeof ProblemSchema>>>,
   Holds<Same<client.DatabaseSchema, Static<typeof DatabaseSchemaSchema>>>,
+];
+
+/**
+ * The SDK's `where` operators are the domain's (query/operators.ts): its list, and every operator
+ * some operator object of a data type offers. An operator added to the server and not to the SDK
+ * (or the other way round) fails the build.
+ */
+export type WhereOperatorsAgree = [
+  Holds<Same<client.WhereOperator, Operator>>,
+  Holds<Same<keyof client.StringOps | keyof client.RangeOps<unknown> | keyof client.ReferenceOps | keyof client.BooleanOps, Operator>>,
 ];

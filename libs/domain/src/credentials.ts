@@ -1,7 +1,8 @@
 import type { Entity, Properties } from './entity';
 import { DomainError } from './errors';
 import { VALUE_FIELDS, type Value } from './values/types';
-import type { ValueInput, WriteContext } from './write';
+import type { Caller } from './rights';
+import type { ValueInput } from './value-input';
 
 /**
  * Credentials (SPEC §6, issue 20): the values of a person through which someone signs in as that
@@ -46,6 +47,24 @@ export interface NewCredential {
 export interface VerifiedCredential {
   property: Exclude<CredentialProperty, '_api_key'>;
   subject: string;
+}
+
+/** What the credential rules read of a write's context (`WriteContext`, which extends it). */
+export interface CredentialWrite {
+  caller: Required<Caller>;
+  now: string;
+  newId(): string;
+  /** The entity is a person: the only kind that may hold credentials (`_api_key`, `_identity`, `_passkey`). */
+  isPerson: boolean;
+  /**
+   * A credential the server verified the caller holds (a provider's sign-in, a passkey's
+   * registration ceremony): they may add it to their own person, and it is the only way a
+   * `_passkey` value is added.
+   */
+  verified?: VerifiedCredential;
+  /** When creating: the id the new entity gets (a new person may read itself). */
+  newEntityId?: string;
+  newApiKey(): { plaintext: string; hash: string };
 }
 
 /** OpenID Connect caps `sub` at 255 ASCII characters (Core §2); an issuer is an https URL. */
@@ -98,13 +117,13 @@ export function issuerUrlProblem(issuer: string): string | undefined {
  * they hold, without any right on their person entity. Otherwise identities are linked by the
  * person's owners: a person naming an identity of their own could claim someone else's account.
  */
-export function isOwnCredential(item: ValueInput, entity: Entity, ctx: WriteContext): boolean {
+export function isOwnCredential(item: ValueInput, entity: Entity, ctx: CredentialWrite): boolean {
   if (entity._id !== ctx.caller.personId) return false;
   return item.type === '_api_key' || isVerified(item, ctx);
 }
 
 /** Why a credential value cannot be written as sent; undefined when it can. */
-export function credentialProblem(item: ValueInput, existingId: string | undefined, properties: Properties, ctx: WriteContext): { message: string; field?: string } | undefined {
+export function credentialProblem(item: ValueInput, existingId: string | undefined, properties: Properties, ctx: CredentialWrite): { message: string; field?: string } | undefined {
   const type = item.type as CredentialProperty;
   if (!ctx.isPerson) return { message: `${type} values exist only on person entities` };
   if (item._id !== undefined) return { message: `a credential cannot be overwritten: delete it and add a new one`, field: '_id' };
@@ -130,7 +149,7 @@ export function credentialProblem(item: ValueInput, existingId: string | undefin
 }
 
 /** The stored value of a new credential, the value the response shows (an API key once in plain text), and its index subject. */
-export function newCredential(item: ValueInput, type: CredentialProperty, ctx: WriteContext): { stored: Value; shown: Value; subject: string } {
+export function newCredential(item: ValueInput, type: CredentialProperty, ctx: CredentialWrite): { stored: Value; shown: Value; subject: string } {
   const created = { at: ctx.now, by: ctx.caller.personId };
   if (type === '_api_key') {
     const key = ctx.newApiKey();
@@ -142,6 +161,6 @@ export function newCredential(item: ValueInput, type: CredentialProperty, ctx: W
 }
 
 /** Whether `item` is the very credential the server verified the caller holds. */
-function isVerified(item: ValueInput, ctx: WriteContext): boolean {
+function isVerified(item: ValueInput, ctx: CredentialWrite): boolean {
   return ctx.verified !== undefined && item.type === ctx.verified.property && item.string === ctx.verified.subject;
 }

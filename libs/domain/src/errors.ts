@@ -1,8 +1,7 @@
-import type { Static } from '@sinclair/typebox';
-import type { FieldErrorSchema } from './wire/problem';
+import type { FieldError } from './wire/field-error';
 
 /** One offending input: a JSON pointer into the request body, or a query/path parameter. */
-export type FieldError = Static<typeof FieldErrorSchema>;
+export type { FieldError } from './wire/field-error';
 
 /** An error answer shows at most this many field errors; the others are only counted. */
 export const MAX_FIELD_ERRORS = 20;

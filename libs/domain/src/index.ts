@@ -62,8 +62,10 @@ export { MAX_KEY_SPONSORS, keyIsLive, keySponsors, type KeyGenerator } from './k
 export { checkReferences, isSchemaType, typeOf, type MetaTypes } from './references';
 export { groupByProperty, presentEntity, presentValue } from './present';
 export { bootstrapDatabase, type Bootstrap } from './bootstrap';
-export { OPERATORS, PRESENCE_FIELD, type Filter, type FilterField, type GroupKey, type ListQuery, type Operator, type Scalar, type SortKey } from './query/ast';
-export { DEFAULT_LIMIT, FILTER_FIELDS, FILTER_KEY_PATTERN, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_SKIP, MAX_TERMS, OPERATORS_OF, parseListQuery, parseReferenceQuery, rawQueryOf, type RawQuery } from './query/parse';
+export { PRESENCE_FIELD, type FieldFilter, type Filter, type FilterField, type FilterOf, type GroupKey, type ListQuery, type PresenceFilter, type SortKey } from './query/ast';
+export { OPERATORS, OPERATOR_TABLE, filterKeyOf, type OperandKind, type OperandOf, type Operator, type OperatorSpec, type Scalar } from './query/operators';
+export { readFilter, type FilterTarget, type WrittenOperand } from './query/filter';
+export { DEFAULT_LIMIT, FILTER_FIELDS, FILTER_KEY_PATTERN, MAX_IN, MAX_LIMIT, MAX_REGEX, MAX_SKIP, MAX_TERMS, OPERATORS_OF, listQueryOf, parseListQuery, parseReferenceQuery, rawQueryOf, type ListParts, type RawQuery } from './query/parse';
 export { checkQueryTypes } from './query/check';
 export { MAX_GROUPS, MAX_GROUP_BYTES, MAX_GROUP_KEYS, groupRows, groupedProperties, parseGroup, parseGroupSort, type FoundGroup, type GroupedProperty, type GroupedValue } from './query/group';
 export { MAX_PROPS, parseProps, selectedProperties, selectionOf, type Selection } from './query/props';

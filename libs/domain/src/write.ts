@@ -2,42 +2,26 @@ import { newProperties, type Entity, type Properties } from './entity';
 import { invalid, forbidden, type FieldError } from './errors';
 import type { PropertyDefinition } from './definitions/definition';
 import { definitionOf } from './definitions/lookup';
-import { credentialProblem, isCredentialProperty, isOwnCredential, newCredential, type NewCredential, type VerifiedCredential } from './credentials';
-import { PERSON_LIST_PROPERTIES, holdersOf, isPersonList, hasRight, type Caller } from './rights';
+import { credentialProblem, isCredentialProperty, isOwnCredential, newCredential, type CredentialWrite, type NewCredential } from './credentials';
+import { PERSON_LIST_PROPERTIES, holdersOf, isPersonList, hasRight } from './rights';
 import { checkValue, type ValueLimits } from './values/rules';
-import type { Value, ValueField } from './values/types';
+import type { Value } from './values/types';
+import type { ValueInput } from './value-input';
 
-/** A value as a client sends it (interface §4.1), already shape-checked by the request schema. */
 /** Why an inherited right cannot be changed where it shows. */
 export const INHERITED = 'this right is inherited from a _parent: change it there, or set _inheritrights to false';
 
-export type ValueInput = { type: string; _id?: string; language?: string; /** A counter's step (`counters.ts`): the server numbers the value. */ counter?: unknown } & Partial<
-  Record<ValueField, unknown>
->;
+export type { ValueInput } from './value-input';
 
-export interface WriteContext {
-  caller: Required<Caller>;
-  now: string;
-  newId(): string;
+export interface WriteContext extends CredentialWrite {
   /** User property definitions of the entity's type, by name. */
   definitions: ReadonlyMap<string, PropertyDefinition>;
   limits: ValueLimits;
-  /** The entity is a person: the only kind that may hold credentials (`_api_key`, `_identity`, `_passkey`). */
-  isPerson: boolean;
-  /**
-   * A credential the server verified the caller holds (a provider's sign-in, a passkey's
-   * registration ceremony): they may add it to their own person, and it is the only way a
-   * `_passkey` value is added.
-   */
-  verified?: VerifiedCredential;
-  /** When creating: the id the new entity gets (a new person may read itself). */
-  newEntityId?: string;
   /**
    * The caller is the person being created, registering themselves (a sign-in the database lets
    * register): they read their entity but do not own it; the owners it is given do.
    */
   registering?: boolean;
-  newApiKey(): { plaintext: string; hash: string };
 }
 
 /** A reference value to resolve against its target before the write is stored. */

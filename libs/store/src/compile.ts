@@ -1,47 +1,88 @@
-import { attributeValue, conditionOf, isIndexedAttribute, selectedProperties, sortEnd, type CursorPosition, type Filter, type FilterField, type ListQuery, type Scalar, type SortKey } from '@entia/domain';
+import {
+  attributeValue,
+  conditionOf,
+  isIndexedAttribute,
+  selectedProperties,
+  sortEnd,
+  type CursorPosition,
+  type FieldFilter,
+  type Filter,
+  type FilterField,
+  type FilterOf,
+  type ListQuery,
+  type Operator,
+  type Scalar,
+  type SortKey,
+} from '@entia/domain';
 import { ObjectId, type Document, type Filter as MongoFilter, type Sort } from 'mongodb';
 import { INTERNAL_FIELDS, storedScalar, type EntityDocument } from './codec';
 
 /** A filter's scalar as its field is stored (a reference as an ObjectId, a datetime as a date…). */
 const stored = (filter: { field: FilterField }, value: Scalar) => storedScalar(filter.field, value);
 
-const COMPARISONS = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' } as const;
+/** A comparison of some value with the operand, as the MongoDB operator that asks it. */
+const comparison =
+  (operator: '$eq' | '$gt' | '$gte' | '$lt' | '$lte') =>
+  (path: string, filter: FieldFilter<'eq' | 'gt' | 'gte' | 'lt' | 'lte'>): Document => ({ [path]: { [operator]: stored(filter, filter.value) } });
 
 /**
- * One filter as a MongoDB condition with ANY-value semantics (SPEC §7): it holds when some value
- * of the property satisfies it (for `ne`: some value differs). Values only ever reach the query as operands of operators chosen
- * here, never as operators themselves: a `$where` in a query string is just a string.
+ * Each operator as a MongoDB condition on `path` (`<property>.<field>`) with ANY-value semantics
+ * (SPEC §7): it holds when some value of the property satisfies it (for `ne`: some value differs).
+ * Values only ever reach the query as operands of the operators written here, never as operators
+ * themselves: a `$where` in a query string is just a string. Every form is one FerretDB reads as
+ * MongoDB does.
  */
+const CONDITIONS: { readonly [O in Operator]: (path: string, filter: FilterOf<O>) => Document } = {
+  eq: comparison('$eq'),
+  gt: comparison('$gt'),
+  gte: comparison('$gte'),
+  lt: comparison('$lt'),
+  lte: comparison('$lte'),
+  // Some value differs: it is greater or smaller. Both engines agree on this form for arrays of
+  // values, unlike `$ne` (MongoDB: none equals) or `$elemMatch` (FerretDB 1.24 finds nothing).
+  ne: (path, filter) => {
+    const value = stored(filter, filter.value);
+    return { $or: [{ [path]: { $gt: value } }, { [path]: { $lt: value } }] };
+  },
+  in: (path, filter) => ({ [path]: { $in: filter.values.map((value) => stored(filter, value)) } }),
+  // `<property>._id`: every value has an id, so this asks whether the property has any value.
+  exists: (path, filter) => ({ [path]: { $exists: filter.value } }),
+  // Both engines read patterns as UTF-8, so `u` has nothing left to say; the others map 1:1.
+  regex: (path, filter) => ({ [path]: { $regex: filter.pattern, $options: filter.flags.replace('u', '') } }),
+};
+
+/** One filter as a MongoDB condition (`CONDITIONS`). */
 function condition(filter: Filter): Document {
-  const path = `${filter.property}.${filter.field}`;
-  switch (filter.op) {
-    case 'exists':
-      // `<property>._id`: every value has an id, so this asks whether the property has any value.
-      return { [path]: { $exists: filter.value } };
-    case 'in':
-      return { [path]: { $in: filter.values.map((value) => stored(filter, value)) } };
-    case 'regex':
-      // Both engines read patterns as UTF-8, so `u` has nothing left to say; the others map 1:1.
-      return { [path]: { $regex: filter.pattern, $options: filter.flags.replace('u', '') } };
-    case 'ne': {
-      // Some value differs: it is greater or smaller. Both engines agree on this form for arrays of
-      // values, unlike `$ne` (MongoDB: none equals) or `$elemMatch` (FerretDB 1.24 finds nothing).
-      const value = stored(filter, filter.value);
-      return { $or: [{ [path]: { $gt: value } }, { [path]: { $lt: value } }] };
-    }
-    default:
-      return { [path]: { [COMPARISONS[filter.op]]: stored(filter, filter.value) } };
-  }
+  // The filter is the one its operator's entry takes (`FilterOf`): the table's type holds them together.
+  return (CONDITIONS[filter.op] as (path: string, filter: Filter) => Document)(`${filter.property}.${filter.field}`, filter);
 }
 
+const noEntries = (): undefined => undefined;
+
 /**
- * `eq` and `in` filters also name their entries of `__av`, whose one multikey index serves an
- * equality on any property; the exact condition stays beside it, so results never depend on it.
+ * The operands each operator's filter names in `__av`, whose one multikey index serves an equality
+ * on any property (`eq`, `in`); the others name none.
+ */
+const EQUALS: { readonly [O in Operator]: (filter: FilterOf<O>) => readonly Scalar[] | undefined } = {
+  eq: (filter) => [filter.value],
+  in: (filter) => filter.values,
+  ne: noEntries,
+  gt: noEntries,
+  gte: noEntries,
+  lt: noEntries,
+  lte: noEntries,
+  exists: noEntries,
+  regex: noEntries,
+};
+
+/**
+ * `eq` and `in` filters also name their entries of `__av`; the exact condition stays beside them,
+ * so results never depend on the index.
  */
 function attributeEntries(filter: Filter): string[] | undefined {
-  if (filter.op !== 'eq' && filter.op !== 'in') return undefined;
-  const { property, field } = filter;
-  const values = filter.op === 'in' ? filter.values : [filter.value];
+  const values = (EQUALS[filter.op] as (filter: Filter) => readonly Scalar[] | undefined)(filter);
+  if (values === undefined) return undefined;
+  const { property, field } = filter as FieldFilter;
   if (!values.every((value) => isIndexedAttribute(field, value))) return undefined;
   return values.map((value) => attributeValue(property, field, value));
 }

@@ -61,12 +61,13 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[
 
 /**
  * A query schema that takes other keys (the list's filters) is published as one exploded object
- * parameter, the OpenAPI way of saying "any further `key=value` pairs", with their key grammar.
+ * parameter, the OpenAPI way of saying "any further `key=value` pairs", with their key grammar and
+ * (`x-operators`) the filter operators: each one's operand, meaning and the value fields that take it.
  */
 function freeForm(schema: TSchema): Json[] {
   const extra = schema.additionalProperties as TSchema | boolean | undefined;
   if (typeof extra !== 'object') return [];
-  const { description, 'x-key-pattern': keyPattern, ...value } = extra;
+  const { description, 'x-key-pattern': keyPattern, 'x-operators': operators, ...value } = extra;
   return [
     {
       name: 'filters',
@@ -75,6 +76,7 @@ function freeForm(schema: TSchema): Json[] {
       style: 'form',
       explode: true,
       description,
+      ...(operators ? { 'x-operators': operators } : {}),
       schema: { type: 'object', ...(keyPattern ? { propertyNames: { pattern: keyPattern } } : {}), additionalProperties: value },
     },
   ];

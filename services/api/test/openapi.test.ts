@@ -1,3 +1,4 @@
+import { FILTER_FIELDS, OPERATORS, OPERATORS_OF, OPERATOR_TABLE } from '@entia/domain';
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
@@ -218,6 +219,17 @@ describe('the OpenAPI document', () => {
       for (const bad of ['title', 'title.text', 'title.string.like', '__proto__.string', 'a.string.gt.x']) expect([bad, key.test(bad)]).toEqual([bad, false]);
       expect(filters.description).toContain('<property>.<type>[.<operator>]');
       for (const word of ['`ne`', '`gt`', '`gte`', '`lt`', '`lte`', '`in`', '`exists`', '`regex`', 'AND', 'ANY value']) expect(filters.description).toContain(word);
+    });
+
+    it('publishes the operator table the parser reads (`x-operators`): each operator, its operand and the value fields that take it', () => {
+      const operators = param('/api/{db}/entity', 'get', 'filters')['x-operators'] as Json;
+      expect(Object.keys(operators)).toEqual([...OPERATORS]);
+      for (const op of OPERATORS) expect(operators[op]).toEqual({ operand: OPERATOR_TABLE[op].operand, description: OPERATOR_TABLE[op].description, fields: expect.any(Array) });
+      for (const field of FILTER_FIELDS) {
+        expect([field, OPERATORS.filter((op) => operators[op].fields.includes(field))]).toEqual([field, OPERATORS.filter((op) => OPERATORS_OF[field].includes(op))]);
+      }
+      expect(operators.regex.fields).toEqual(expect.arrayContaining(['string', 'filename']));
+      expect(operators.gt.fields).not.toContain('string');
     });
   });
 

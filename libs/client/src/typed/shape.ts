@@ -139,6 +139,12 @@ export type UpdateInput<T extends TypeShape> = SystemInput & {
 /** What `add` takes: values to add beside the present ones (a single-valued property is replaced). */
 export type AddInput<T extends TypeShape> = SystemInput & { [K in WritableKeys<T>]?: Optional<K, WriteProperty<T[K]>> };
 
+/**
+ * The filter operators a `where` condition may name (SPEC §7). The SDK cannot import the server's
+ * table; test/wire-types.typecheck.ts holds this, and the operator objects below, equal to it.
+ */
+export type WhereOperator = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'exists' | 'regex';
+
 interface Exists {
   exists?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { EntityQuery, PropertyDescription, TypeDescription } from '../types';
+import type { WhereOperator } from './shape';
 import { definitionOf, InputError, UnknownPropertyError } from './values';
 
 /**
@@ -12,7 +13,8 @@ function fieldOf(property: PropertyDescription): string {
 /** A value holding several fields (a file): filtered per field. */
 const isRecord = (property: PropertyDescription | undefined) => property !== undefined && property.fields.length > 1;
 
-const OPERATORS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'regex']);
+/** Every operator once (a `Record`: one missing from `WhereOperator`'s list fails the build). */
+const OPERATORS: Readonly<Record<WhereOperator, true>> = { eq: true, ne: true, gt: true, gte: true, lt: true, lte: true, in: true, exists: true, regex: true };
 
 /** A filter value as the query string writes it. */
 function text(key: string, value: unknown, op?: string): string {
@@ -49,7 +51,7 @@ function conditions(key: string, condition: unknown, query: EntityQuery): void {
   }
   for (const [op, value] of Object.entries(condition as Record<string, unknown>)) {
     if (value === undefined) continue;
-    if (!OPERATORS.has(op)) throw new InputError(`"${key}": unknown operator "${op}"`);
+    if (!Object.hasOwn(OPERATORS, op)) throw new InputError(`"${key}": unknown operator "${op}"`);
     query[op === 'eq' ? key : `${key}.${op}`] = op === 'in' ? inList(key, value) : text(`${key}.${op}`, value, op);
   }
 }

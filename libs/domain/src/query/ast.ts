@@ -1,15 +1,10 @@
 import type { QueryField } from '../values/registry';
-import type { CursorPosition } from './cursor';
+import type { Operator, OperandOf } from './operators';
 
-/** Operators of SPEC §7's filter syntax; `eq` is written without a suffix. */
-export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists', 'regex'] as const;
-export type Operator = (typeof OPERATORS)[number];
+export { OPERATORS, type Operator, type Scalar } from './operators';
 
 /** The value fields a filter or sort may name (text properties filter as `string`). */
 export type FilterField = QueryField;
-
-/** A scalar a filter compares with, already typed for its field (references and datetimes as strings). */
-export type Scalar = string | number | boolean;
 
 /**
  * `<property>._id.exists=true|false` (SPEC §7a): whether the entity has any value of the property.
@@ -18,12 +13,30 @@ export type Scalar = string | number | boolean;
  */
 export const PRESENCE_FIELD = '_id';
 
-export type Filter =
-  | { property: string; field: FilterField; op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; value: Scalar }
-  | { property: string; field: FilterField; op: 'in'; values: Scalar[] }
-  | { property: string; field: FilterField; op: 'exists'; value: boolean }
-  | { property: string; field: FilterField; op: 'regex'; pattern: string; flags: string }
-  | { property: string; field: typeof PRESENCE_FIELD; op: 'exists'; value: boolean };
+/** A filter on a value field with operator `O`: its operand fields are the operator's (`OPERATOR_TABLE`). */
+export type FieldFilter<O extends Operator = Operator> = { [K in O]: { property: string; field: FilterField; op: K } & OperandOf<K> }[O];
+
+/** `<property>._id.exists`: whether the property has any value. */
+export interface PresenceFilter {
+  property: string;
+  field: typeof PRESENCE_FIELD;
+  op: 'exists';
+  value: boolean;
+}
+
+export type Filter = FieldFilter | PresenceFilter;
+
+/** The filters with operator `O` (for `exists`, the presence filter too). */
+export type FilterOf<O extends Operator> = Extract<Filter, { op: O }>;
+
+/** A sort key's value in a cursor: a string (text, dates and datetimes as their ISO text), a number, or null (no value). */
+export type CursorValue = string | number | null;
+
+/** Where a page ends: its last entity's sort values, in the order of the sort keys, and its `_id` (query/cursor.ts). */
+export interface CursorPosition {
+  values: CursorValue[];
+  id: string;
+}
 
 export interface SortKey {
   property: string;

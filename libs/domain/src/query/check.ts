@@ -3,6 +3,7 @@ import { invalid, type FieldError } from '../errors';
 import { descriptorOf } from '../values/registry';
 import { fieldsOf, type ValueType } from '../values/types';
 import { PRESENCE_FIELD, type FilterField, type ListQuery } from './ast';
+import { filterKeyOf } from './operators';
 
 /**
  * The fields a property of `type` is filtered and sorted by: its own, and those its values carry
@@ -37,7 +38,7 @@ export function checkQueryTypes(query: Pick<ListQuery, 'filters' | 'sort' | 'gro
     else if (!allowed.includes(field)) errors.push({ parameter, message: `"${property}" is ${allowed.join('/')}, not ${field}` });
   };
   for (const filter of query.filters) {
-    check(`${filter.property}.${filter.field}${filter.op === 'eq' ? '' : `.${filter.op}`}`, filter.property, filter.field);
+    check(filterKeyOf(filter.property, filter.field, filter.op), filter.property, filter.field);
   }
   for (const key of query.sort) check('sort', key.property, key.field);
   for (const key of query.group ?? []) check('group', key.property, key.field);

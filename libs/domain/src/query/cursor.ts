@@ -2,7 +2,9 @@ import { invalid } from '../errors';
 import { isObjectId } from '../names';
 import type { SortKeys } from '../search/derive';
 import { fieldDescriptorOf } from '../values/registry';
-import type { FilterField, SortKey } from './ast';
+import type { CursorPosition, CursorValue, FilterField, SortKey } from './ast';
+
+export type { CursorPosition, CursorValue } from './ast';
 
 /**
  * Cursor paging of GET /api/{db}/entity (`after`, issue 21; docs/decisions.md "Cursor paging and
@@ -14,15 +16,6 @@ import type { FilterField, SortKey } from './ast';
  * where the caller's own matches start, which `skip` can do as well; the visibility filter applies
  * to every page.
  */
-
-/** A sort key's value in a cursor: a string (text, dates and datetimes as their ISO text), a number, or null (no value). */
-export type CursorValue = string | number | null;
-
-/** Where a page ends: its last entity's sort values, in the order of the sort keys, and its `_id`. */
-export interface CursorPosition {
-  values: CursorValue[];
-  id: string;
-}
 
 /**
  * The longest cursor accepted. It must hold the longest a page can produce: eight sort keys, each a

@@ -2,7 +2,8 @@ import { boundedCache } from '../caches';
 import type { Properties } from '../entity';
 import type { StorageForm } from '../values/descriptor';
 import { fieldDescriptorOf } from '../values/registry';
-import type { Filter, FilterField } from './ast';
+import type { FieldFilter, Filter, FilterOf } from './ast';
+import type { Operator } from './operators';
 import { conditionOf } from './cumulative';
 
 /**
@@ -76,13 +77,14 @@ function compare(a: Stored, b: Stored): number | undefined {
   return Number.isNaN(difference) ? undefined : difference;
 }
 
-const HOLDS: Record<'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte', (order: number) => boolean> = {
-  eq: (order) => order === 0,
-  ne: (order) => order !== 0,
-  gt: (order) => order > 0,
-  gte: (order) => order >= 0,
-  lt: (order) => order < 0,
-  lte: (order) => order <= 0,
+/** Which orders of a value against the operand a comparison accepts. */
+const ORDERS = {
+  eq: (order: number) => order === 0,
+  ne: (order: number) => order !== 0,
+  gt: (order: number) => order > 0,
+  gte: (order: number) => order >= 0,
+  lt: (order: number) => order < 0,
+  lte: (order: number) => order <= 0,
 };
 
 /** PCRE's `\s` (without Unicode properties): ASCII spaces only, where JavaScript's adds Unicode's. */
@@ -173,8 +175,6 @@ function regexOf(pattern: string, flags: string): RegExp {
   return regex;
 }
 
-/** A filter that compares a value field (every one but `_id.exists`). */
-type FieldFilter = Filter & { field: FilterField };
 
 /** The raw `field` of each value of the filter's property; none when the entity lacks it. */
 function fieldsOf(filter: Filter, properties: Properties): unknown[] {
@@ -204,20 +204,31 @@ function anyOrdered(filter: FieldFilter, properties: Properties, operands: reado
   );
 }
 
+const ordered =
+  (orders: (order: number) => boolean) =>
+  (filter: FieldFilter<'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'>, properties: Properties): boolean =>
+    anyOrdered(filter, properties, [filter.value], orders);
+
+/** How each operator's filter is evaluated on one property's values (no right list rewritten). */
+const HOLDS: { readonly [O in Operator]: (filter: FilterOf<O>, properties: Properties) => boolean } = {
+  eq: ordered(ORDERS.eq),
+  ne: ordered(ORDERS.ne),
+  gt: ordered(ORDERS.gt),
+  gte: ordered(ORDERS.gte),
+  lt: ordered(ORDERS.lt),
+  lte: ordered(ORDERS.lte),
+  in: (filter, properties) => anyOrdered(filter, properties, filter.values, ORDERS.eq),
+  exists: (filter, properties) => fieldsOf(filter, properties).some((field) => field !== undefined) === filter.value,
+  regex: (filter, properties) => {
+    const regex = regexOf(filter.pattern, filter.flags);
+    return anyStored(filter, properties, (stored) => stored.type === 'string' && regex.test(stored.key as string));
+  },
+};
+
 /** Whether one filter holds for one property's values (no right list rewritten). */
 function holds(filter: Filter, properties: Properties): boolean {
-  switch (filter.op) {
-    case 'exists':
-      return fieldsOf(filter, properties).some((field) => field !== undefined) === filter.value;
-    case 'in':
-      return anyOrdered(filter, properties, filter.values, HOLDS.eq);
-    case 'regex': {
-      const regex = regexOf(filter.pattern, filter.flags);
-      return anyStored(filter, properties, (stored) => stored.type === 'string' && regex.test(stored.key as string));
-    }
-    default:
-      return anyOrdered(filter, properties, [filter.value], HOLDS[filter.op]);
-  }
+  // The filter is the one its operator's entry takes (`FilterOf`): the table's type holds them together.
+  return (HOLDS[filter.op] as (filter: Filter, properties: Properties) => boolean)(filter, properties);
 }
 
 /** Whether one filter holds for an entity's properties, exactly as the store's query would. */

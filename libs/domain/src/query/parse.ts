@@ -6,13 +6,15 @@ import { searchTerms } from '../search/tokens';
 import { decodeCursor } from './cursor';
 import { groupRefusals, parseGroup, parseGroupSort } from './group';
 import { parseProps } from './props';
-import { OPERATORS, PRESENCE_FIELD, type Filter, type FilterField, type ListQuery, type Operator, type Scalar, type SortKey } from './ast';
+import { PRESENCE_FIELD, type Filter, type FilterField, type ListQuery, type SortKey } from './ast';
+import { readFilter, type FilterTarget, type WrittenOperand } from './filter';
+import { OPERATORS, filterKeyOf, type Operator } from './operators';
+
+export { MAX_IN, MAX_REGEX, OPERATORS_OF } from './filter';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 export const MAX_SKIP = 10_000_000;
-export const MAX_IN = 1000;
-export const MAX_REGEX = 512;
 export const MAX_TERMS = 16;
 export const MAX_FILTERS = 50;
 
@@ -33,15 +35,6 @@ const FILTER_KEY = new RegExp(`^(${PROPERTY})\\.(${[...FILTER_FIELDS, PRESENCE_F
 export const FILTER_KEY_PATTERN = `^${PROPERTY}\\.((${FILTER_FIELDS.join('|')})(\\.(${OPERATORS.join('|')}))?|${PRESENCE_FIELD}\\.exists)$`;
 const SORT_KEY = new RegExp(`^(-?)(${PROPERTY})\\.(${FILTER_FIELDS.join('|')})$`);
 
-/** Which operators each field takes (SPEC §7), as its value type declares them. */
-export const OPERATORS_OF = Object.fromEntries(QUERY_FIELD_DESCRIPTORS.map((field) => [field.name, field.filter.operators])) as Readonly<
-  Record<FilterField, readonly Operator[]>
->;
-
-// Constructs RE2 (FerretDB) and PCRE (MongoDB) disagree on, or that only backtracking engines run;
-// and `\u` escapes, which both refuse while JavaScript (the change feed's matcher) reads them.
-const UNSUPPORTED_REGEX = /\(\?[=!<]|\\[1-9]|\\k<|\\u/;
-
 class Collector {
   readonly errors: FieldError[] = [];
   fail(parameter: string, message: string): undefined {
@@ -50,73 +43,22 @@ class Collector {
   }
 }
 
-/** One scalar of `field`, or an error naming the parameter; never a silent string match. */
-function scalar(field: FilterField, text: string, parameter: string, errors: Collector): Scalar | undefined {
-  const { filter } = fieldDescriptorOf(field);
-  return filter.parse(text) ?? errors.fail(parameter, filter.refused);
-}
+const isOperator = (op: string): op is Operator => (OPERATORS as readonly string[]).includes(op);
 
-const exists = (text: string, key: string, errors: Collector): boolean | undefined =>
-  text === 'true' || text === 'false' ? text === 'true' : errors.fail(key, 'must be true or false');
-
-/** `<property>._id.exists=true|false`: whether the entity has any value of the property; nothing else of `_id`. */
-function presence(key: string, property: string, op: Operator, text: string, errors: Collector): Filter | undefined {
-  if (op !== 'exists') return errors.fail(key, `${PRESENCE_FIELD} takes only exists: ${property}.${PRESENCE_FIELD}.exists=true or false`);
-  const value = exists(text, key, errors);
-  return value === undefined ? undefined : { property, field: PRESENCE_FIELD, op, value };
-}
-
+/** One `<property>.<field>[.<operator>]=<text>` parameter. */
 function parseFilter(key: string, text: string, errors: Collector): Filter | undefined {
   const match = FILTER_KEY.exec(key);
   if (!match) {
     return errors.fail(key, 'unknown parameter: filters are <property>.<type>[.<operator>], e.g. name.string.regex, or <property>._id.exists');
   }
-  const property = match[1]!;
-  const op = (match[3] ?? 'eq') as Operator;
-  if (!(OPERATORS as readonly string[]).includes(op)) return errors.fail(key, `unknown operator "${op}"`);
-  if (match[2] === PRESENCE_FIELD) return presence(key, property, op, text, errors);
-  const field = match[2] as FilterField;
-  if (!OPERATORS_OF[field].includes(op)) return errors.fail(key, `${field} does not take the operator "${op}"`);
-  // Any comparison with a secret's stored form (eq, in, ne, ranges, regex) is an oracle that
-  // recovers it a character at a time; whether it exists tells nothing of it.
-  if (isSecretProperty(property) && op !== 'exists') return errors.fail(key, `"${property}" is secret: only ${property}.${field}.exists may be filtered on`);
-
-  switch (op) {
-    case 'exists': {
-      const value = exists(text, key, errors);
-      return value === undefined ? undefined : { property, field, op, value };
-    }
-    case 'in': {
-      const items = text.split(',');
-      if (items.length > MAX_IN) return errors.fail(key, `at most ${MAX_IN} values`);
-      const values = items.map((item) => scalar(field, item, key, errors));
-      if (values.some((value) => value === undefined)) return undefined;
-      return { property, field, op, values: values as Scalar[] };
-    }
-    case 'regex': {
-      const literal = /^\/(.*)\/([a-z]*)$/s.exec(text);
-      if (!literal) return errors.fail(key, 'must be /pattern/flags');
-      const [, pattern, flags] = literal as unknown as [string, string, string];
-      if (pattern.length === 0 || pattern.length > MAX_REGEX) return errors.fail(key, `the pattern must have 1 to ${MAX_REGEX} characters`);
-      if (!/^(?!.*(.).*\1)[imsu]*$/.test(flags)) return errors.fail(key, 'flags are some of i, m, s, u, each once');
-      if (UNSUPPORTED_REGEX.test(pattern)) return errors.fail(key, 'lookaround, backreferences and \\u escapes are not supported');
-      try {
-        new RegExp(pattern, flags);
-      } catch {
-        return errors.fail(key, 'not a valid regular expression');
-      }
-      return { property, field, op, pattern, flags };
-    }
-    default: {
-      const value = scalar(field, text, key, errors);
-      return value === undefined ? undefined : { property, field, op, value };
-    }
-  }
+  const op = match[3] ?? 'eq';
+  if (!isOperator(op)) return errors.fail(key, `unknown operator "${op}"`);
+  return readFilter({ property: match[1]!, field: match[2] as FilterField | typeof PRESENCE_FIELD, op }, text, key, errors.errors);
 }
 
-function parseSort(text: string, errors: Collector): SortKey[] {
+/** `sort=`'s keys, split at commas. */
+function parseSort(parts: readonly string[], errors: Collector): SortKey[] {
   const keys: SortKey[] = [];
-  const parts = text.split(',');
   if (parts.length > 8) return errors.fail('sort', 'at most 8 sort fields') ?? [];
   for (const part of parts) {
     const match = SORT_KEY.exec(part);
@@ -137,11 +79,26 @@ function parseSort(text: string, errors: Collector): SortKey[] {
   return keys;
 }
 
+function bounded(given: number, parameter: string, min: number, max: number, errors: Collector): number | undefined {
+  if (!Number.isInteger(given) || given < min || given > max) return errors.fail(parameter, `must be a whole number from ${min} to ${max}`);
+  return given;
+}
+
 function integer(text: string, parameter: string, min: number, max: number, errors: Collector): number | undefined {
-  if (!/^\d{1,10}$/.test(text) || Number(text) < min || Number(text) > max) {
-    return errors.fail(parameter, `must be a whole number from ${min} to ${max}`);
-  }
-  return Number(text);
+  return bounded(/^\d{1,10}$/.test(text) ? Number(text) : NaN, parameter, min, max, errors);
+}
+
+/** `q`: its search terms, at most `MAX_TERMS`. */
+function readTerms(query: ListQuery, given: string, errors: Collector): void {
+  const terms = searchTerms(given);
+  if (terms.length > MAX_TERMS) errors.fail('q', `at most ${MAX_TERMS} search terms`);
+  else query.terms = terms;
+}
+
+/** The query, or every refusal collected while reading it at once (400, each naming its parameter). */
+function finished(query: ListQuery, errors: Collector): ListQuery {
+  if (errors.errors.length > 0) throw invalid('The query is invalid.', errors.errors);
+  return query;
 }
 
 /** `after`: a cursor for the query's sort, and a start that `skip` does not also move. */
@@ -186,12 +143,9 @@ export function parseListQuery(raw: RawQuery): ListQuery {
       case 'sort':
         sort = given;
         break;
-      case 'q': {
-        const terms = searchTerms(given);
-        if (terms.length > MAX_TERMS) errors.fail(key, `at most ${MAX_TERMS} search terms`);
-        else query.terms = terms;
+      case 'q':
+        readTerms(query, given, errors);
         break;
-      }
       case 'props':
         try {
           query.props = parseProps(given);
@@ -218,11 +172,39 @@ export function parseListQuery(raw: RawQuery): ListQuery {
     }
   }
   if (query.filters.length > MAX_FILTERS) errors.fail('filters', `at most ${MAX_FILTERS} filters`);
-  if (sort !== undefined) query.sort = query.group ? parseGroupSort(sort, query.group, errors.errors) : parseSort(sort, errors);
+  if (sort !== undefined) query.sort = query.group ? parseGroupSort(sort, query.group, errors.errors) : parseSort(sort.split(','), errors);
   if (query.group) errors.errors.push(...groupRefusals(query, after !== undefined));
   else if (after !== undefined) readCursor(query, after, errors);
-  if (errors.errors.length > 0) throw invalid('The query is invalid.', errors.errors);
-  return query;
+  return finished(query, errors);
+}
+
+/** A list query's parts as a typed front has them (GraphQL's arguments), filters already named. */
+export interface ListParts {
+  filters: readonly { target: FilterTarget; operand: WrittenOperand }[];
+  /** Keys as `sort=` writes them (`-pages.number`). */
+  sort?: readonly string[];
+  limit?: number;
+  skip?: number;
+  q?: string;
+}
+
+/**
+ * The list query of typed parts, read by the rules `parseListQuery` reads a query string with (each
+ * filter's refusals name its query-string key), so both fronts accept, bound and refuse alike.
+ */
+export function listQueryOf(parts: ListParts): ListQuery {
+  const errors = new Collector();
+  const query: ListQuery = { filters: [], sort: [], limit: DEFAULT_LIMIT, skip: 0, terms: [] };
+  for (const { target, operand } of parts.filters) {
+    const filter = readFilter(target, operand, filterKeyOf(target.property, target.field, target.op), errors.errors);
+    if (filter) query.filters.push(filter);
+  }
+  if (parts.q !== undefined) readTerms(query, parts.q, errors);
+  if (parts.limit !== undefined) query.limit = bounded(parts.limit, 'limit', 0, MAX_LIMIT, errors) ?? query.limit;
+  if (parts.skip !== undefined) query.skip = bounded(parts.skip, 'skip', 0, MAX_SKIP, errors) ?? 0;
+  if (query.filters.length > MAX_FILTERS) errors.fail('filters', `at most ${MAX_FILTERS} filters`);
+  if (parts.sort !== undefined && parts.sort.length > 0) query.sort = parseSort(parts.sort, errors);
+  return finished(query, errors);
 }
 
 /**

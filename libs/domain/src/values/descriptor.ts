@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Operator, Scalar } from '../query/ast';
+import type { Operator, Scalar } from '../query/operators';
 
 /**
  * What a value type is, in one object (docs/architecture.md, "Value types"): every module that

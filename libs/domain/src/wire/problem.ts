@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_FIELD_ERRORS } from '../errors';
+import { FieldErrorSchema } from './field-error';
 
-/** One offending input: a query/path `parameter` or a JSON `pointer` into the body (RFC 6901). */
-export const FieldErrorSchema = Type.Object({
-  parameter: Type.Optional(Type.String()),
-  pointer: Type.Optional(Type.String()),
-  message: Type.String(),
-});
+export { FieldErrorSchema } from './field-error';
 
 /** RFC 9457 problem details; `type` is a stable URN clients may switch on. */
 export const ProblemSchema = Type.Object(

@@ -1,4 +1,4 @@
-import { FIELD_DESCRIPTORS, OPERATORS_OF, VALUE_DESCRIPTORS, fieldDescriptorOf, fieldsOf, type FilterField, type ScalarKind, type ValueType } from '@entia/domain';
+import { FIELD_DESCRIPTORS, OPERATORS_OF, OPERATOR_TABLE, VALUE_DESCRIPTORS, fieldDescriptorOf, fieldsOf, type FilterField, type OperandKind, type ScalarKind, type ValueType } from '@entia/domain';
 import {
   GraphQLBoolean,
   GraphQLFloat,
@@ -106,17 +106,20 @@ export const ValueInput = new GraphQLInputObjectType({
   },
 });
 
+/** The input field of an operator, by its operand's kind (`OPERATOR_TABLE`), for a field of GraphQL type `scalar`. */
+const OPERAND_INPUTS: { readonly [K in OperandKind]: (scalar: GraphQLScalarType) => { type: GraphQLInputType; description?: string } } = {
+  scalar: (scalar) => ({ type: scalar }),
+  list: (scalar) => ({ type: list(scalar) }),
+  boolean: () => ({ type: GraphQLBoolean }),
+  pattern: () => ({ type: GraphQLString, description: '/pattern/flags, as in REST' }),
+};
+
 /** The operators of one value field (SPEC §7), each an input field: `{ gte: 200, lt: 500 }`. */
 export const FIELD_FILTERS = new Map(
   FIELD_DESCRIPTORS.map((field) => {
     const scalar = scalarOfField(field.name);
     const name = `${field.name[0]!.toUpperCase()}${field.name.slice(1)}FieldFilter`;
-    const fields = Object.fromEntries(
-      OPERATORS_OF[field.name].map((op) => [
-        op,
-        { type: op === 'in' ? list(scalar) : op === 'exists' ? GraphQLBoolean : op === 'regex' ? GraphQLString : scalar, description: op === 'regex' ? '/pattern/flags, as in REST' : undefined },
-      ]),
-    );
+    const fields = Object.fromEntries(OPERATORS_OF[field.name].map((op) => [op, OPERAND_INPUTS[OPERATOR_TABLE[op].operand](scalar)]));
     return [field.name, new GraphQLInputObjectType({ name, fields })] as const;
   }),
 );

@@ -1,4 +1,4 @@
-import { fieldDescriptorOf, fieldsOf, type PropertyDefinition, type RawQuery } from '@entia/domain';
+import { fieldDescriptorOf, fieldsOf, listQueryOf, type FilterField, type ListParts, type ListQuery, type Operator, type PropertyDefinition, type WrittenOperand } from '@entia/domain';
 
 /** A property as the list filters and sort of one type see it: its GraphQL name and definition. */
 export interface Filterable {
@@ -8,11 +8,12 @@ export interface Filterable {
 
 type Operators = Record<string, unknown>;
 
-/** The REST key of one filter (`pages.number.gte`; `eq` is written without a suffix). */
-const keyOf = (property: string, field: string, op: string) => (op === 'eq' ? `${property}.${field}` : `${property}.${field}.${op}`);
-
-/** The REST value of one operator's argument: lists comma-joined, as in the query string. */
-const textOf = (op: string, value: unknown) => (op === 'in' ? (value as unknown[]).map(String).join(',') : String(value));
+/**
+ * An operator's argument as the domain reads an operand: each scalar as its text (what the
+ * query string would carry, so a number, a date or a boolean passes the same checks), a list as
+ * its items.
+ */
+const writtenOf = (value: unknown): WrittenOperand => (Array.isArray(value) ? value.map(String) : String(value));
 
 export interface ListArgs {
   filter?: Record<string, Operators | Record<string, Operators> | null> | null;
@@ -22,32 +23,31 @@ export interface ListArgs {
   skip?: number | null;
 }
 
+const given = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
+
 /**
- * The REST list parameters a GraphQL list field's arguments stand for: the typed filter input
- * (property → operator → value, or for files property → field → operator → value) becomes
- * `<property>.<field>[.<op>]=value`, and `parseListQuery` then reads them exactly as it reads a
- * query string, so a filter means the same in both APIs (SPEC §7), bounds and refusals included.
+ * The list query a GraphQL list field's arguments stand for: the typed filter input (property →
+ * operator → value, or for files property → field → operator → value) names each filter, and
+ * `listQueryOf` reads its operand by the rules `parseListQuery` reads a query string with, so a
+ * filter means the same in both APIs (SPEC §7), bounds and refusals included. The sort values are
+ * REST sort keys (`sortKeysOf`).
  */
-export function restParameters(typeId: string, properties: ReadonlyMap<string, Filterable>, args: ListArgs): RawQuery {
-  const raw: RawQuery = Object.create(null) as RawQuery;
-  raw['_type.reference'] = typeId;
-  for (const [graphqlName, given] of Object.entries(args.filter ?? {})) {
-    if (given === null || given === undefined) continue;
+export function listQueryOfArgs(typeId: string, properties: ReadonlyMap<string, Filterable>, args: ListArgs): ListQuery {
+  const filters: ListParts['filters'][number][] = [{ target: { property: '_type', field: 'reference', op: 'eq' }, operand: typeId }];
+  for (const [graphqlName, byProperty] of Object.entries(args.filter ?? {})) {
+    if (byProperty === null || byProperty === undefined) continue;
     const { definition } = properties.get(graphqlName)!;
     const fields = fieldsOf(definition.type);
-    const byField = fields.length === 1 ? { [fields[0]!]: given as Operators } : (given as Record<string, Operators>);
+    const byField = fields.length === 1 ? { [fields[0]!]: byProperty as Operators } : (byProperty as Record<string, Operators>);
     for (const [field, operators] of Object.entries(byField)) {
       for (const [op, value] of Object.entries(operators ?? {})) {
         if (value === null || value === undefined) continue;
-        raw[keyOf(definition.name, field, op)] = textOf(op, value);
+        // The input types offer only the field's operators (`FIELD_FILTERS`).
+        filters.push({ target: { property: definition.name, field: field as FilterField, op: op as Operator }, operand: writtenOf(value) });
       }
     }
   }
-  if (args.q !== undefined && args.q !== null) raw.q = args.q;
-  if (args.sort && args.sort.length > 0) raw.sort = args.sort.join(',');
-  if (args.limit !== undefined && args.limit !== null) raw.limit = String(args.limit);
-  if (args.skip !== undefined && args.skip !== null) raw.skip = String(args.skip);
-  return raw;
+  return listQueryOf({ filters, sort: given(args.sort), limit: given(args.limit), skip: given(args.skip), q: given(args.q) });
 }
 
 /** The sort keys a property offers: `<name>_ASC`/`_DESC` (files: `<name>_<field>_ASC`…) → the REST sort key. */

@@ -4,7 +4,7 @@ import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 
 /**
  * Bounds on one GraphQL document (docs/decisions.md "GraphQL"): a request's cost grows with what
  * it asks for, so what it may ask for is bounded before anything runs. The page size of every list
- * is the REST one (MAX_LIMIT, checked by `parseListQuery`), and the body by BODY_LIMIT_BYTES.
+ * is the REST one (MAX_LIMIT, checked by `listQueryOf` as by `parseListQuery`), and the body by BODY_LIMIT_BYTES.
  */
 export const GRAPHQL_LIMITS = {
   /** Characters in the query text (the route's schema refuses a longer one with a 400 problem). */

@@ -6,7 +6,6 @@ import {
   fieldsOf,
   graphqlTypeName,
   invalid,
-  parseListQuery,
   parseReferenceQuery,
   sanitiseGraphqlName,
   uniqueGraphqlNames,
@@ -37,7 +36,7 @@ import { SHARED_TYPE_NAMES, TYPE_FILTERS, ValueInput, WriteResult, scalarOfField
 import type { GraphqlContext, Naming } from './context';
 import { EntityInterface, OtherEntity, RECORD_VALUES, localized, nonNullList, pagedCost, systemFields, valuesOf } from './entity-fields';
 import { guarded } from './errors';
-import { restParameters, sortKeysOf, type Filterable, type ListArgs } from './filters';
+import { listQueryOfArgs, sortKeysOf, type Filterable, type ListArgs } from './filters';
 import type { Shown } from './loaders';
 
 /** A generated schema and how its types are named. */
@@ -193,7 +192,7 @@ export function buildGraphqlSchema(schema: Schema): BuiltSchema {
       },
       extensions: pagedCost(DEFAULT_LIMIT),
       resolve: guarded((_source: unknown, args: ListArgs, context: GraphqlContext) =>
-        listEntities(context.deps, context.tenant, parseListQuery(restParameters(typeId, filterables, args))),
+        listEntities(context.deps, context.tenant, listQueryOfArgs(typeId, filterables, args)),
       ),
     };
   }

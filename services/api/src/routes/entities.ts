@@ -1,4 +1,4 @@
-import { callerTags, fromEntuSpelling, inEntuSpelling, isEntuInvitation, parseListQuery, parseProps, type RawQuery } from '@entia/domain';
+import { callerTags, fromEntuSpelling, inEntuSpelling, isEntuInvitation, parseListQuery, parseProps, type ListQuery as ParsedListQuery, type RawQuery } from '@entia/domain';
 import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
 import { grantOf } from '../auth/authenticate';
@@ -29,6 +29,16 @@ function viewOf(req: Request, res: Response): string {
   const grant = grantOf(res);
   const personId = grant && personIn(grant, req.params.db as string);
   return callerTags(personId === undefined ? {} : { personId })[0]!;
+}
+
+/**
+ * A GET's list query, parsed once per request: by the cache's prefetch (in the rate limiter's
+ * guard, from the raw query) when it runs, else by the handler. Validation, which runs between the
+ * two, only fills in defaults and reads decimal integers, which parse alike; a query the prefetch
+ * could not parse is parsed again by the handler, which answers its 400.
+ */
+function parsedListQuery(res: Response, raw: RawQuery): ParsedListQuery {
+  return ((res.locals as { listQuery?: ParsedListQuery }).listQuery ??= parseListQuery(raw));
 }
 
 /** A page of a list query, whether its parameters came in the URL or in the body. */
@@ -74,10 +84,10 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: DbPath,
       query: ListQuery,
       responses: listResponses,
-      prefetch: cache.prefetch((req, res) => ({ db: req.params.db as string, variant: JSON.stringify([viewOf(req, res), parseListQuery(req.query as RawQuery)]) })),
+      prefetch: cache.prefetch((req, res) => ({ db: req.params.db as string, variant: JSON.stringify([viewOf(req, res), parsedListQuery(res, req.query as RawQuery)]) })),
       handler: async ({ params, query, req, res }) => {
         const tenant = await tenants.resolve(params.db, grantOf(res));
-        const parsed = parseListQuery(query);
+        const parsed = parsedListQuery(res, query);
         sendRendered(req, res, await cache.render(res, () => listEntities(deps, tenant, parsed)));
       },
     }),

@@ -16,7 +16,10 @@ import {
   MAX_REGEX,
   MAX_SKIP,
   OBJECT_ID_PATTERN,
+  FILTER_FIELDS,
+  OPERATORS,
   OPERATORS_OF,
+  OPERATOR_TABLE,
   ValueInputSchema,
   ValueSchema,
   WriteResultSchema,
@@ -78,6 +81,16 @@ const operatorList = Object.entries(OPERATORS_OF)
   .map(([field, operators]) => `\`${field}\`: ${operators.map((op) => (op === 'eq' ? '(none: equals)' : `\`${op}\``)).join(', ')}`)
   .join('; ');
 
+/**
+ * The operator table as the document publishes it (`x-operators` on the list's `filters`): per
+ * operator, its operand (`scalar`, `list`, `boolean` or `pattern`), what it asks, and the value
+ * fields that take it — generated from the domain's table, so the document names every operator
+ * the parser reads.
+ */
+export const PUBLISHED_OPERATORS = Object.fromEntries(
+  OPERATORS.map((op) => [op, { operand: OPERATOR_TABLE[op].operand, description: OPERATOR_TABLE[op].description, fields: FILTER_FIELDS.filter((field) => OPERATORS_OF[field].includes(op)) }]),
+);
+
 /** The free-form part of the list query: every other parameter is a filter. */
 export const FILTER_DESCRIPTION =
   'Filters, combined with AND: any number of query parameters `<property>.<type>[.<operator>]=<value>` (e.g. `title.string=Dune`, ' +
@@ -123,8 +136,8 @@ export const ListQuery = Type.Object(
     group: Type.Optional(Type.String({ maxLength: 1000, description: GROUP_DESCRIPTION })),
   },
   {
-    // Published as the `filters` parameter (openapi.ts), its keys' grammar as `x-key-pattern`.
-    additionalProperties: Type.String({ maxLength: 20_000, description: FILTER_DESCRIPTION, 'x-key-pattern': FILTER_KEY_PATTERN }),
+    // Published as the `filters` parameter (openapi.ts), its keys' grammar as `x-key-pattern`, the operators as `x-operators`.
+    additionalProperties: Type.String({ maxLength: 20_000, description: FILTER_DESCRIPTION, 'x-key-pattern': FILTER_KEY_PATTERN, 'x-operators': PUBLISHED_OPERATORS }),
   },
 );
 
