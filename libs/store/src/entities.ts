@@ -6,6 +6,7 @@ import { compileGroup, foundGroupOf } from './group';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
+import { TENANT_COLLECTIONS } from './collections';
 
 // Up to this many ids, `many` reads each by its primary key.
 const MANY_BY_ID = 32;
@@ -66,7 +67,7 @@ export class EntityCollection {
     private readonly maxTimeMS: number,
     private readonly keyLookups: () => Promise<KeyLookups> = async () => 'compound',
   ) {
-    this.collection = db.collection<EntityDocument>('entity');
+    this.collection = db.collection<EntityDocument>(TENANT_COLLECTIONS.entities);
   }
 
   /** Builds the indexes of `ENTITY_INDEXES` this database lacks (run at start and on database creation). */
