@@ -182,9 +182,9 @@ export class EntityCollection {
     return documents.filter((document) => document.__deleted === undefined).map((document) => fromDocument(document).entity);
   }
 
-  /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild). */
-  async *allIds(pageSize = 500): AsyncGenerator<string[]> {
-    let after: ObjectId | undefined;
+  /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild); with `from`, those after it. */
+  async *allIds(pageSize = 500, from?: string): AsyncGenerator<string[]> {
+    let after: ObjectId | undefined = from === undefined ? undefined : new ObjectId(from);
     for (;;) {
       const filter: Document = after ? { _id: { $gt: after } } : {};
       const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: pageSize }).toArray()).map((d) => d._id);
