@@ -1,7 +1,7 @@
 import { ObjectId } from 'mongodb';
 import request from 'supertest';
 import { eventually } from './eventually';
-import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
+import { startKillableWorker, type Spawned } from './processes';
 import { sharedWith, testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
 
@@ -23,13 +23,8 @@ describe('a worker killed mid-rebuild', () => {
     await api.close();
   });
 
-  async function startWorkerProcess(): Promise<Spawned> {
-    const port = await freePort();
-    // Same queue as the in-process API; a short lock so the killed worker's job is taken up soon.
-    const proc = spawnService(WORKER_MAIN, stackEnv({ WORKER_PORT: String(port), ...sharedWith(api), WORKER_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' }));
-    await waitForStatus(`http://127.0.0.1:${port}/readyz`, (status) => status === 200, 20_000);
-    return proc;
-  }
+  // Same queue as the in-process API; a short lock so the killed worker's job is taken up soon.
+  const startWorkerProcess = () => startKillableWorker(sharedWith(api));
 
   it('continues where it stopped: every entity rebuilt, none before the saved position again', async () => {
     const row = await t.defineType('row', [
