@@ -57,19 +57,36 @@ export async function rebuildStatus(deps: EntitiesDeps, tenant: Tenant, id: stri
   return { ...shown, progress };
 }
 
+/** Where a rebuild stands: the last entity id settled (none yet: absent) and how many have been. */
+export interface RebuildPosition {
+  after?: string;
+  done: number;
+}
+
+/** Entities settled between two saved positions: what a rebuild cut short does again. */
+const REBUILD_PAGE = 100;
+
 /**
  * The worker's rebuild: every entity settled in id order; what a recomputation changes cascades
- * as usual, so entities read by ones recomputed earlier are caught up in turn.
+ * as usual, so entities read by ones recomputed earlier are caught up in turn. It starts after
+ * `from` (a rebuild taken up again) and hands `step` its position after each page, to be kept
+ * where the next attempt finds it; resolves with how many entities the whole rebuild settled.
  */
-export async function rebuildDatabase(deps: SettleDeps, db: string, record: DatabaseRecord, progress: (done: number, total: number) => Promise<void>): Promise<number> {
+export async function rebuildDatabase(
+  deps: SettleDeps,
+  db: string,
+  record: DatabaseRecord,
+  from: RebuildPosition,
+  step: (position: RebuildPosition, total: number) => Promise<void>,
+): Promise<number> {
   const entities = deps.store.entities(db);
   const total = await entities.count();
-  let done = 0;
-  await progress(done, total);
-  for await (const ids of entities.allIds(100)) {
+  let position = from;
+  await step(position, total);
+  for await (const ids of entities.allIds(REBUILD_PAGE, from.after)) {
     for (const id of ids) await settleEntity(deps, db, record, id, 1, { recompute: true });
-    done += ids.length;
-    await progress(done, total);
+    position = { after: ids[ids.length - 1]!, done: position.done + ids.length };
+    await step(position, total);
   }
-  return done;
+  return position.done;
 }

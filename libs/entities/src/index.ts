@@ -16,7 +16,7 @@ export { getEntity, getValue, downloadUrlOf } from './read-values';
 export { QueryTooSlow, listEntities, type EntityList } from './list';
 export { createEntity, addValues, type AddOutcome, type WriteOutcome } from './write/values';
 export { deleteEntity, deleteValue } from './write/deletes';
-export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild } from './aggregate';
+export { REBUILD_ID_PATTERN, aggregateEntity, pendingOf, rebuildDatabase, rebuildStatus, scheduleRebuild, type RebuildPosition } from './aggregate';
 export { CreateDatabaseError, createDatabase, type CreatedDatabase } from './create-database';
 export { IMPORT_BATCH, entityBuilder, importEntities, type ImportInput, type ImportOptions } from './write/import';
 export { ImportSession } from './write/import-session';

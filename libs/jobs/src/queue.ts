@@ -20,9 +20,14 @@ export interface JobTypes {
     data: { db: string; entity: string; depth: number };
     result: { changed: boolean; cutOff?: true };
   };
-  /** POST /api/{db}/aggregate: recompute every entity of a database. */
+  /**
+   * POST /api/{db}/aggregate: recompute every entity of a database, in id order. A step job
+   * (BullMQ's pattern): after each page the worker saves where it stands in the job's own data,
+   * `after` (the last id settled) and `done` (how many so far), so a worker taking the job up
+   * again (its worker died: a stalled job; or a retry) continues there instead of from the start.
+   */
   rebuild: {
-    data: { db: string };
+    data: { db: string; after?: string; done?: number };
     result: { entities: number };
   };
   /**

@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { API_KEY_INDEXES, ensureIndexes } from './indexes';
 import { PendingWork, type PendingMark } from './pending';
 import { duplicateKey } from './query-errors';
+import { CONTROL_COLLECTIONS } from './collections';
 
 /** A tenant database as the registry knows it. */
 export interface DatabaseRecord {
@@ -59,9 +60,9 @@ export class ControlDb {
   readonly pending: PendingWork;
 
   constructor(db: Db) {
-    this.databases = db.collection<DatabaseRecord>('databases');
-    this.keys = db.collection<KeyRecord>('api_keys');
-    this.pending = new PendingWork(db.collection<PendingMark>('pending'));
+    this.databases = db.collection<DatabaseRecord>(CONTROL_COLLECTIONS.registry);
+    this.keys = db.collection<KeyRecord>(CONTROL_COLLECTIONS.credentials);
+    this.pending = new PendingWork(db.collection<PendingMark>(CONTROL_COLLECTIONS.pending));
   }
 
   /** Builds the indexes of `API_KEY_INDEXES` and `PENDING_INDEXES` the control database lacks. */
@@ -91,6 +92,11 @@ export class ControlDb {
   /** Marks a database as being deleted (its record then resolves to nothing, `DatabaseRecords`). */
   async markDeleting(name: string): Promise<void> {
     await this.databases.updateOne({ _id: name }, { $set: { deleting: new Date() } });
+  }
+
+  /** Serves a database again: an import marks the name as being deleted while it writes, and clears the mark when done. */
+  async clearDeleting(name: string): Promise<void> {
+    await this.databases.updateOne({ _id: name }, { $unset: { deleting: '' } });
   }
 
   async unregister(name: string): Promise<void> {

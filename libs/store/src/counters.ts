@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { duplicateKey } from './query-errors';
+import { TENANT_COLLECTIONS } from './collections';
 
 interface CounterDocument {
   _id: string;
@@ -30,8 +31,8 @@ export class Counters {
     db: Db,
     private readonly maxTimeMS: number,
   ) {
-    this.counters = db.collection<CounterDocument>('counter');
-    this.claims = db.collection<{ _id: string }>('counter_claim');
+    this.counters = db.collection<CounterDocument>(TENANT_COLLECTIONS.counters);
+    this.claims = db.collection<{ _id: string }>(TENANT_COLLECTIONS.counterClaims);
   }
 
   /**

@@ -6,6 +6,7 @@ import { compileGroup, foundGroupOf } from './group';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
+import { TENANT_COLLECTIONS } from './collections';
 
 // Up to this many ids, `many` reads each by its primary key.
 const MANY_BY_ID = 32;
@@ -66,7 +67,7 @@ export class EntityCollection {
     private readonly maxTimeMS: number,
     private readonly keyLookups: () => Promise<KeyLookups> = async () => 'compound',
   ) {
-    this.collection = db.collection<EntityDocument>('entity');
+    this.collection = db.collection<EntityDocument>(TENANT_COLLECTIONS.entities);
   }
 
   /** Builds the indexes of `ENTITY_INDEXES` this database lacks (run at start and on database creation). */
@@ -181,9 +182,9 @@ export class EntityCollection {
     return documents.filter((document) => document.__deleted === undefined).map((document) => fromDocument(document).entity);
   }
 
-  /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild). */
-  async *allIds(pageSize = 500): AsyncGenerator<string[]> {
-    let after: ObjectId | undefined;
+  /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild); with `from`, those after it. */
+  async *allIds(pageSize = 500, from?: string): AsyncGenerator<string[]> {
+    let after: ObjectId | undefined = from === undefined ? undefined : new ObjectId(from);
     for (;;) {
       const filter: Document = after ? { _id: { $gt: after } } : {};
       const ids = (await this.collection.find(filter, { projection: { _id: 1 }, sort: { _id: 1 }, limit: pageSize }).toArray()).map((d) => d._id);

@@ -2,6 +2,7 @@ import { DELETED, type Change } from '@entia/domain';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import { HISTORY_INDEXES, ensureIndexes } from './indexes';
 import { duplicateKey } from './query-errors';
+import { TENANT_COLLECTIONS } from './collections';
 
 /**
  * A change as the write that made it records it (in its outbox, then here): which entity, the
@@ -63,7 +64,7 @@ export class HistoryCollection {
     db: Db,
     private readonly maxTimeMS: number,
   ) {
-    this.collection = db.collection<HistoryDocument>('history');
+    this.collection = db.collection<HistoryDocument>(TENANT_COLLECTIONS.history);
   }
 
   ensureIndexes(): Promise<string[]> {

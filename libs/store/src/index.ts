@@ -1,4 +1,5 @@
 export { Store, type StoreOptions } from './connection';
+export { CONTROL_COLLECTIONS, TENANT_COLLECTIONS } from './collections';
 export { MongoConnection, loggedConnection, type ConnectionEvents, type ConnectionState } from './mongo-connection';
 export { COUNTED_COMMANDS, MONGODB_COMMANDS_METRIC, commandKind, commandLabel, countCommands, type CommandKind } from './commands';
 export { ControlDb, type DatabaseRecord, type KeyRecord, type PasskeyKey } from './control';
@@ -32,3 +33,4 @@ export {
   type MigrationContext,
   type StoredSchema,
 } from './migrations';
+export * from './backup';

@@ -1,5 +1,6 @@
 import { DELETED } from '@entia/domain';
 import type { Db, Document } from 'mongodb';
+import { TENANT_COLLECTIONS } from './collections';
 
 /** An entity deleted but kept until the worker delivered its outbox (a tombstone, codec.ts) is not one that exists. */
 const EXISTING = { __deleted: { $exists: false } };
@@ -33,7 +34,7 @@ export class DatabaseUsage {
    * has not finished (a tombstone, kept until their outbox is delivered: seconds) still count.
    */
   entities(): Promise<number> {
-    return this.documents('entity');
+    return this.documents(TENANT_COLLECTIONS.entities);
   }
 
   /** Values the existing entities hold: their value ids (`__vids`), one per value. */
@@ -65,17 +66,17 @@ export class DatabaseUsage {
 
   /** Rows of history: every change recorded. */
   historyRows(): Promise<number> {
-    return this.documents('history');
+    return this.documents(TENANT_COLLECTIONS.history);
   }
 
   /** Entities whose deletion history still holds (index `deletions`): those deleted within the retention. */
   deletedEntities(): Promise<number> {
-    return this.db.collection('history').countDocuments({ type: DELETED }, this.options);
+    return this.db.collection(TENANT_COLLECTIONS.history).countDocuments({ type: DELETED }, this.options);
   }
 
   /** Values a person deleted or replaced (a change with an `old` value), as history still holds them; the worker's recomputations left out. */
   deletedValues(): Promise<number> {
-    return this.db.collection('history').countDocuments({ old: { $exists: true }, worker: { $exists: false } }, this.options);
+    return this.db.collection(TENANT_COLLECTIONS.history).countDocuments({ old: { $exists: true }, worker: { $exists: false } }, this.options);
   }
 
   /**
@@ -107,7 +108,7 @@ export class DatabaseUsage {
 
   /** The one number a pipeline ends in (0 when it yields nothing: nothing matched). */
   private async single(pipeline: Document[], field: string): Promise<number> {
-    const [result] = await this.db.collection('entity').aggregate(pipeline, this.options).toArray();
+    const [result] = await this.db.collection(TENANT_COLLECTIONS.entities).aggregate(pipeline, this.options).toArray();
     return Number(result?.[field] ?? 0);
   }
 }

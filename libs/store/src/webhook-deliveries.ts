@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, type IndexDefinition } from './indexes';
+import { TENANT_COLLECTIONS } from './collections';
 
 /** A tenant's `webhook_delivery`: a webhook's deliveries, the latest attempts first. */
 export const WEBHOOK_DELIVERY_INDEXES: readonly IndexDefinition[] = [{ key: { webhook: 1, lastAttemptAt: -1, _id: -1 }, name: 'webhook_recent' }];
@@ -53,7 +54,7 @@ export class WebhookDeliveries {
     db: Db,
     private readonly maxTimeMS: number,
   ) {
-    this.collection = db.collection<DeliveryDocument>('webhook_delivery');
+    this.collection = db.collection<DeliveryDocument>(TENANT_COLLECTIONS.deliveries);
   }
 
   ensureIndexes(): Promise<string[]> {

@@ -68,3 +68,15 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/**
+ * A worker process on the queues and data `shared` names (`sharedWith(api)`): one job at a time,
+ * and a short job lock, so the jobs of one killed (SIGKILL) are taken up again soon. Resolves once
+ * it is ready.
+ */
+export async function startKillableWorker(shared: Record<string, string>): Promise<Spawned> {
+  const port = await freePort();
+  const proc = spawnService(WORKER_MAIN, stackEnv({ WORKER_PORT: String(port), ...shared, WORKER_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' }));
+  await waitForStatus(`http://127.0.0.1:${port}/readyz`, (status) => status === 200, 20_000);
+  return proc;
+}

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { rebuildDatabase, settleEntity, type SettleDeps } from '@entia/entities';
+import { rebuildDatabase, settleEntity, type RebuildPosition, type SettleDeps } from '@entia/entities';
 import type { JobData, JobName, JobResult, RebuildProgress } from '@entia/jobs';
 import type { DatabaseRecords } from '@entia/store';
 import { deliverWebhook, type DeliverySettings } from './webhooks/deliver';
@@ -33,10 +33,17 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     },
 
     rebuild: async (job) => {
-      const record = await records.get(job.data.db);
+      const { db, after, done = 0 } = job.data;
+      const record = await records.get(db);
       if (!record) return { entities: 0 };
-      const progress = (done: number, total: number) => job.updateProgress({ done, total: Math.max(total, done) } satisfies RebuildProgress);
-      return { entities: await rebuildDatabase(deps, job.data.db, record, progress) };
+      if (after !== undefined) await job.log(`taken up again after entity ${after}: ${done} entities were rebuilt before`);
+      // BullMQ's step-job pattern: the position lives in the job's data, which a job taken up
+      // again (stalled, or retried) keeps; the progress is what GET …/aggregate/{id} shows.
+      const step = async (position: RebuildPosition, total: number) => {
+        await job.updateData({ ...job.data, ...position });
+        await job.updateProgress({ done: position.done, total: Math.max(total, position.done) } satisfies RebuildProgress);
+      };
+      return { entities: await rebuildDatabase(deps, db, record, { done, ...(after !== undefined ? { after } : {}) }, step) };
     },
 
     'deliver-webhook': (job) => deliverWebhook(deps, job),

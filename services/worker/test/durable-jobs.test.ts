@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { eventually } from '../../api/test/eventually';
-import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from '../../api/test/processes';
+import { startKillableWorker, type Spawned } from '../../api/test/processes';
 import { sharedWith, testApi, type TestApi } from '../../api/test/support';
 import { testTenant, type TestTenant } from '../../api/test/tenant';
 
@@ -20,13 +20,8 @@ describe('a worker killed mid-cascade', () => {
     await api.close();
   });
 
-  async function startWorkerProcess(): Promise<Spawned> {
-    const port = await freePort();
-    // Same queue as the in-process API; a short lock so the killed worker's job is taken up soon.
-    const proc = spawnService(WORKER_MAIN, stackEnv({ WORKER_PORT: String(port), ...sharedWith(api), WORKER_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' }));
-    await waitForStatus(`http://127.0.0.1:${port}/readyz`, (status) => status === 200, 20_000);
-    return proc;
-  }
+  // Same queue as the in-process API; a short lock so the killed worker's job is taken up soon.
+  const startWorkerProcess = () => startKillableWorker(sharedWith(api));
 
   it('ends in the correct values after a restart', async () => {
     const invoice = await t.defineType('invoice', [

@@ -1,27 +1,23 @@
 import { isDatabaseName } from '@entia/domain';
-import { SCHEMA_VERSION, type Store } from '@entia/store';
+import {
+  BACKUP_FORMAT,
+  BACKUP_FORMAT_VERSION,
+  BackupError,
+  MANIFEST_FILE,
+  OBJECTS_DIR,
+  SCHEMA_VERSION,
+  dumpDatabase,
+  isSafeObjectName,
+  type BackupManifest,
+  type ObjectEntry,
+  type Store,
+} from '@entia/store';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Document } from 'mongodb';
 import type { BackupObjects } from './objects';
-import {
-  BACKUP_FORMAT,
-  BACKUP_FORMAT_VERSION,
-  BackupError,
-  DATA_FILES,
-  MANIFEST_FILE,
-  OBJECTS_DIR,
-  isSafeObjectName,
-  type BackupManifest,
-  type DataFile,
-  type FileSummary,
-  type ObjectEntry,
-} from './format';
-import { writeNdjson } from './ndjson';
-import { CONTROL_COLLECTIONS, REBUILT_COLLECTIONS, TENANT_COLLECTIONS } from './collections';
 
 export interface BackupDeps {
   store: Store;
@@ -49,7 +45,7 @@ async function prepareDirectory(dir: string): Promise<void> {
  * they pass, and yields the index entry of each. An object deleted between the listing and its
  * read (the worker removing a deleted value's file) is left out.
  */
-async function* exportObjects(deps: BackupDeps, db: string, dir: string, options: ExportOptions): AsyncGenerator<Document> {
+async function* exportObjects(deps: BackupDeps, db: string, dir: string, options: ExportOptions): AsyncGenerator<ObjectEntry> {
   const prefix = `${db}/`;
   let copied = 0;
   for await (const page of deps.objects.list(prefix)) {
@@ -91,14 +87,11 @@ async function* exportObjects(deps: BackupDeps, db: string, dir: string, options
 }
 
 /**
- * Exports database `db` into `dir` (see `format.ts`). Each collection is read in `_id` order
- * through a cursor and written as it arrives, so memory stays flat whatever the size. While
- * writes go on, each document is exported as it was at one moment (per-document consistency),
- * not the database at one moment; the files are read in `DATA_FILES` order (marks, entities, then
- * history, then objects), which keeps each entity coherent with its history and marks (the import
- * drops history rows newer than their entity). docs/deployment.md, "Backup and restore", says what
- * remains and what to do for an exact copy. The manifest is written last: a directory without one
- * is no export.
+ * Exports database `db` into `dir` (the format: `format.ts` of the store): the store dumps its
+ * collections (`dumpDatabase`, which says what consistency a dump has while writes go on) and
+ * this copies the objects when the dump reaches them, last. docs/deployment.md, "Backup and
+ * restore", says what remains and what to do for an exact copy. The manifest is written last: a
+ * directory without one is no export.
  */
 export async function exportDatabase(deps: BackupDeps, db: string, dir: string, options: ExportOptions): Promise<BackupManifest> {
   const { store } = deps;
@@ -109,34 +102,10 @@ export async function exportDatabase(deps: BackupDeps, db: string, dir: string, 
   await prepareDirectory(dir);
   const startedAt = new Date().toISOString();
   await mkdir(join(dir, OBJECTS_DIR));
-
-  const tenant = store.database(db);
-  const known = new Set<string>([...Object.values(TENANT_COLLECTIONS), ...REBUILT_COLLECTIONS]);
-  for (const { name } of await tenant.listCollections({}, { nameOnly: true }).toArray()) {
-    if (!known.has(name) && !name.startsWith('system.')) options.report?.(`warning: collection "${name}" is not part of the export format: left out`);
-  }
-
-  const control = store.control;
-  // Numbers as their BSON types (Int32, Double, Long), not JS numbers: a double 12.0 would
-  // otherwise come back as an int32, and a large integer stored as a double as an int64.
-  const exact = { promoteValues: false } as const;
-  const sources: Record<DataFile, () => AsyncIterable<Document>> = {
-    database: async function* () {
-      yield record;
-    },
-    credentials: () => control.collection(CONTROL_COLLECTIONS.credentials).find({ db }, exact).sort({ _id: 1 }),
-    // `_id` order: a document moved by an update during the scan is still read once.
-    entities: () => tenant.collection(TENANT_COLLECTIONS.entities).find({}, exact).sort({ _id: 1 }),
-    history: () => tenant.collection(TENANT_COLLECTIONS.history).find({}, exact).sort({ _id: 1 }),
-    deliveries: () => tenant.collection(TENANT_COLLECTIONS.deliveries).find({}, exact).sort({ _id: 1 }),
-    pending: () => control.collection(CONTROL_COLLECTIONS.pending).find({ db }, exact),
+  const files = await dumpDatabase(store, record, dir, {
     objects: () => exportObjects(deps, db, dir, options),
-  };
-  const files = {} as Record<DataFile, FileSummary>;
-  for (const name of Object.keys(DATA_FILES) as DataFile[]) {
-    files[name] = await writeNdjson(join(dir, DATA_FILES[name]), sources[name]());
-    options.report?.(`${DATA_FILES[name]}: ${files[name].count}`);
-  }
+    report: (line) => options.report?.(line),
+  });
 
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,

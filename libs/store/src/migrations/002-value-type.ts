@@ -2,6 +2,7 @@ import type { Collection, Document, ObjectId } from 'mongodb';
 import type { EntityCollection } from '../entities';
 import type { Leases } from '../writer';
 import type { Migration } from './types';
+import { TENANT_COLLECTIONS } from '../collections';
 
 const BATCH = 200;
 /** A document written by another process between our read and our write is read again, this often. */
@@ -26,7 +27,7 @@ export function valueTypeMigration(batchSize: number): Migration {
     name: 'strip the stored type of values',
     async up({ store, databases, progress, keepLock, leases, signal }) {
       for (const db of databases) {
-        const entities = store.database(db).collection('entity');
+        const entities = store.database(db).collection(TENANT_COLLECTIONS.entities);
         const writer = store.entities(db);
         let scanned = 0;
         let upgraded = 0;

@@ -1,5 +1,6 @@
 import type { ObjectId } from 'mongodb';
 import type { Migration } from './types';
+import { TENANT_COLLECTIONS } from '../collections';
 
 const BATCH = 1000;
 
@@ -18,7 +19,7 @@ export const rederive: Migration = {
   async up({ store, databases, progress, keepLock, signal }) {
     const pending = store.registry.pending;
     for (const db of databases) {
-      const entities = store.database(db).collection('entity');
+      const entities = store.database(db).collection(TENANT_COLLECTIONS.entities);
       let marked = 0;
       let after: ObjectId | undefined;
       for (;;) {

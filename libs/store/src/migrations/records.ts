@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { duplicateKey } from '../query-errors';
+import { CONTROL_COLLECTIONS } from '../collections';
 
 /** The documents of the control database's `schema` collection: the version, and the lock of a run. */
 interface VersionDocument {
@@ -43,14 +44,14 @@ export class SchemaRecords {
   private readonly locks: Collection<LockDocument>;
 
   constructor(private readonly control: Db) {
-    this.versions = control.collection<VersionDocument>('schema');
-    this.locks = control.collection<LockDocument>('schema');
+    this.versions = control.collection<VersionDocument>(CONTROL_COLLECTIONS.schema);
+    this.locks = control.collection<LockDocument>(CONTROL_COLLECTIONS.schema);
   }
 
   async read(): Promise<StoredSchema> {
     const record = await this.versions.findOne({ _id: 'version' });
     if (record) return { fresh: false, version: record.version, applied: record.applied ?? [] };
-    const anyDatabase = await this.control.collection('databases').findOne({}, { projection: { _id: 1 } });
+    const anyDatabase = await this.control.collection(CONTROL_COLLECTIONS.registry).findOne({}, { projection: { _id: 1 } });
     return anyDatabase ? { fresh: false, version: 0, applied: [] } : { fresh: true, version: undefined, applied: [] };
   }
 
