@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { changeEventOf, deliveryOf, webhookOf, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
+import { changeEventOf, webhookDeliveryOf, webhookOf, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
 import { ChangeLogGroup, GroupMissing, isRedisUnavailable, type ChangeLog, type JobProducer, type LogEntry, type RedisBreaker } from '@entia/jobs';
 import type { Store } from '@entia/store';
 import type { Redis } from 'ioredis';
@@ -177,9 +177,7 @@ export class WebhookDispatcher {
   private async dispatchOne(db: string, meta: MetaTypes, entry: LogEntry<ChangeRecord>): Promise<void> {
     const { record } = entry;
     for (const webhook of await this.directory.of(db, meta, record)) {
-      // Changes made before it was created are not its business.
-      if (!webhook.active || Date.parse(record.at) < (Date.parse(webhook.createdAt) || 0)) continue;
-      const delivery = deliveryOf(record, webhook.owners.map((personId) => ({ personId })), webhook.filters);
+      const delivery = webhookDeliveryOf(webhook, record);
       if (delivery === undefined) continue;
       const event = changeEventOf(entry.id, db, record, delivery);
       await this.deps.jobs.enqueue('deliver-webhook', { db, webhook: webhook.id, event }, deliveryJobId(webhook.id, entry.id), DELIVERY_JOB_OPTIONS);
