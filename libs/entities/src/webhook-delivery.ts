@@ -1,4 +1,4 @@
-import { answerProblem, deliveryErrorOf, deliveryStateAfter, isWebhookEntity, webhookOf, type RetryPolicy, type Webhook } from '@entia/domain';
+import { answerProblem, deliveryErrorOf, deliveryStateAfter, isWebhookEntity, webhookOf, type MetaTypes, type RetryPolicy, type Webhook } from '@entia/domain';
 import type { DatabaseRecords, Store } from '@entia/store';
 
 /** What delivering a change talks to: the database's entities and delivery log, and its registry record (cached). */
@@ -71,4 +71,13 @@ export async function deliverChange(deps: DeliveryDeps, delivery: ChangeDelivery
   });
   if (error === undefined) return { outcome: 'delivered', status: status! };
   return { outcome: 'failed', givenUp: state === 'failed', refused, reason: deliveryErrorOf(error, webhook.secret) };
+}
+
+/**
+ * The databases whose changes can reach webhooks, with their meta-types: those made before the
+ * webhook type existed have none, and their change logs need not be read.
+ */
+export async function databasesWithWebhooks(store: Store): Promise<Map<string, MetaTypes>> {
+  const records = await store.registry.allDatabases();
+  return new Map(records.filter((record) => record.meta.webhook !== undefined).map((record) => [record._id, record.meta]));
 }

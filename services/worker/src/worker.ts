@@ -37,7 +37,8 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
   // BullMQ's own connection: the transport of jobs, beside the application's.
   const connection = createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
-  // Jobs fail at once while Redis is away (BullMQ retries them once it is back).
+  // The application's Redis calls go through breakers: jobs fail at once while Redis is away (BullMQ
+  // retries them once it is back).
   const entities = openEntities(config, logger, {
     onRedisState: (role, available, reason) => {
       const which = role === 'cache' ? 'the cache\'s redis' : 'redis';

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { changeEventOf, webhookDeliveryOf, webhookOf, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
 import { ChangeLogGroup, GroupMissing, isRedisUnavailable, type ChangeLog, type JobProducer, type LogEntry, type RedisBreaker } from '@entia/jobs';
+import { databasesWithWebhooks } from '@entia/entities';
 import type { Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -139,8 +140,7 @@ export class WebhookDispatcher {
 
   /** Lists the databases again (those created before webhooks existed have none) and joins the group on new ones. */
   private async refresh(): Promise<void> {
-    const records = await this.deps.store.registry.allDatabases();
-    this.databases = new Map(records.filter((record) => record.meta.webhook !== undefined).map((record) => [record._id, record.meta]));
+    this.databases = await databasesWithWebhooks(this.deps.store);
     for (const db of [...this.joined]) if (!this.databases.has(db)) this.joined.delete(db);
     for (const db of this.databases.keys()) {
       if (this.joined.has(db)) continue;
