@@ -8,7 +8,7 @@
  *   npm run bench:query -- --seed-only --db bench_x   then   npm run bench:query -- --reuse --db bench_x
  */
 import { callerTags, parseListQuery, rawQueryOf, type Caller } from '@entia/domain';
-import { EntityCollection, compileFilter, compilePage, compileProjection, compileSort } from '@entia/store';
+import { EntityCollection, compileFilter, compilePage, compileProjection, compileSort, type Store } from '@entia/store';
 import { compileSchema, listEntities } from '@entia/entities';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
