@@ -9,11 +9,12 @@
  *   npm run bench:documents -- --size 2000
  */
 import { presentEntity } from '@entia/domain';
-import { fromDocument, Store } from '@entia/store';
+import { fromDocument } from '@entia/store';
 import { BSON, type Document } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { readArgs } from './args';
 import { dropBenchDatabase, seed } from './seed';
+import { openBenchApp } from './app';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -54,11 +55,12 @@ async function main(): Promise<void> {
   const entities = args.integer('size', 2000, 10);
   const url = process.env.MONGODB_URL;
   if (!url) throw new Error('MONGODB_URL is required (source .stack/env)');
-  const store = Store.open({ url, controlDb: process.env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 600_000, reachMs: 10_000 });
+  const app = openBenchApp({ controlDb: process.env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 600_000, reachMs: 10_000 });
+  const { store } = app;
   const db = `bench_d_${randomBytes(4).toString('hex')}`;
   let created = false;
   try {
-    const { world } = await seed(store, { db, size: entities, batch: 1000, seed: 42, maxTimeMS: 600_000, onCreated: () => (created = true) });
+    const { world } = await seed(app, { db, size: entities, batch: 1000, seed: 42, maxTimeMS: 600_000, onCreated: () => (created = true) });
     log(`seeded ${entities} entities into ${db}`);
     const documents = await store.database(db).collection('entity').find({}).toArray();
     const typeOf = (document: Document) => String((document._type as Document[] | undefined)?.[0]?.reference ?? '');
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     process.stdout.write(lines.join('\n'));
   } finally {
     if (created) await dropBenchDatabase(store, db);
-    await store.close();
+    await app.close();
   }
 }
 

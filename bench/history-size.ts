@@ -9,11 +9,11 @@
  *   npm run build && npx tsc -b bench && (set -a; . ./.stack/env; node bench/dist/history-size.js --size 500)
  */
 import { addValues, createDatabase, createEntity, deleteValue, importEntities, type Tenant } from '@entia/entities';
-import { Store } from '@entia/store';
 import { BSON, type Document } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { readArgs } from './args';
-import { tenantOf, writeDeps } from './seed';
+import { openBenchApp } from './app';
+import { tenantOf } from './seed';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -29,8 +29,8 @@ async function main(): Promise<void> {
   const size = args.integer('size', 500, 1);
   const url = process.env.MONGODB_URL;
   if (!url) throw new Error('MONGODB_URL is required (source .stack/env)');
-  const store = Store.open({ url, controlDb: process.env.MONGODB_CONTROL_DB ?? 'entia_control', timeoutMs: 60_000, reachMs: 5000 });
-  const deps = writeDeps(store);
+  const deps = openBenchApp({ controlDb: process.env.MONGODB_CONTROL_DB ?? 'entia_control', timeoutMs: 60_000, reachMs: 5000 });
+  const { store } = deps;
   const created = await createDatabase(store, `bench_h_${randomBytes(4).toString('hex')}`, 'Owner');
   try {
     const record = (await store.registry.database(created.db))!;
@@ -68,8 +68,7 @@ async function main(): Promise<void> {
   } finally {
     await store.database(created.db).dropDatabase();
     await store.registry.unregister(created.db);
-    deps.disconnect();
-    await store.close();
+    await deps.close();
   }
 }
 

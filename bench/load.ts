@@ -7,7 +7,6 @@
  *   npm run bench                            (100 000 entities; see --help)
  */
 import { freePort, startStack, type Stack } from '@entia/stack';
-import { Store } from '@entia/store';
 import { ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +24,7 @@ import { machine } from './machine';
 import { redisRoundTrips } from './load/round-trips';
 import { parseTrace, summariseTrace, type ScenarioTrace } from './load/trace-summary';
 import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';
+import { openBenchApp } from './app';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     Object.assign(process.env, stack.env);
   }
   const env = process.env as Record<string, string>;
-  const store = Store.open({ url: env.MONGODB_URL!, controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000, reachMs: 10_000 });
+  const app = openBenchApp({ controlDb: env.MONGODB_CONTROL_DB ?? 'entia', timeoutMs: 60_000, reachMs: 10_000 });
+  const { store } = app;
   const services: Service[] = [];
   let closeMeter = () => {};
   let created = false;
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
       ({ world } = await loadWorld(store, options.db));
     } else {
       log(`seeding ${options.size} entities into ${options.db}`);
-      const seeded = await seed(store, { db: options.db, size: options.size, batch: 1000, seed: 42, maxTimeMS: 600_000, onCreated: () => (created = true) });
+      const seeded = await seed(app, { db: options.db, size: options.size, batch: 1000, seed: 42, maxTimeMS: 600_000, onCreated: () => (created = true) });
       world = seeded.world;
       seeding = { totalMs: Math.round(seeded.report.totalMs) };
       log(`seeded in ${(seeded.report.totalMs / 1000).toFixed(0)} s`);
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
     services.push(await startService('api', serviceEnv, apiPort, instruments), await startService('worker', serviceEnv, workerPort, instruments));
     const [api, worker] = services as [Service, Service];
     const base = `http://127.0.0.1:${apiPort}`;
-    const key = await ownerApiKey(store, world);
+    const key = await ownerApiKey(app, world);
     const token = ((await (await fetch(`${base}/api/auth?db=${world.db}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { token: string }).token;
 
     const collection = store.database(world.db).collection('entity');
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
       settleMs: options.settleMs,
     });
     closeMeter = costs.close;
-    const bench: Bench = { base, token, world, store, connections: options.connections, duration: options.duration, listRequests: options.listRequests, ids, books, meter: costs.meter };
+    const bench: Bench = { base, token, world, app, store, connections: options.connections, duration: options.duration, listRequests: options.listRequests, ids, books, meter: costs.meter };
 
     log(`API log: ${api.logFile}; worker log: ${worker.logFile}`);
     // The first write loads the database's definitions into the API's schema cache (on an engine
@@ -212,7 +213,7 @@ async function main(): Promise<void> {
     closeMeter();
     for (const service of services.reverse()) await service.stop();
     if (created && !options.keep) await dropBenchDatabase(store, options.db).catch((error) => log(`could not drop ${options.db}: ${(error as Error).message}`));
-    await store.close();
+    await app.close();
     await stack?.stop();
   }
 }

@@ -8,7 +8,7 @@
  *   npm run bench:query -- --seed-only --db bench_x   then   npm run bench:query -- --reuse --db bench_x
  */
 import { callerTags, parseListQuery, rawQueryOf, type Caller } from '@entia/domain';
-import { EntityCollection, Store, compileFilter, compilePage, compileProjection, compileSort } from '@entia/store';
+import { EntityCollection, compileFilter, compilePage, compileProjection, compileSort, type Store } from '@entia/store';
 import { compileSchema, listEntities } from '@entia/entities';
 import { BSON, type Document } from 'mongodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { renderMarkdown } from './report';
 import type { BenchResult, QueryResult } from './results';
 import { machine } from './machine';
 import { dropBenchDatabase, loadWorld, seed, tenantOf, type SeedReport, type World } from './seed';
+import { openBenchApp } from './app';
 
 const { EJSON } = BSON;
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -84,7 +85,8 @@ function notesFor(result: Omit<QueryResult, 'notes'>, options: BenchOptions, ind
 async function main(): Promise<void> {
   const options = readOptions();
   const startedAt = new Date();
-  const store = Store.open({ url: options.mongodbUrl, controlDb: options.controlDb, timeoutMs: 10_000, reachMs: 10_000 });
+  const app = openBenchApp({ controlDb: options.controlDb, timeoutMs: 10_000, reachMs: 10_000 });
+  const { store } = app;
   let dropped = false;
   let created = false;
   try {
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
       log(`reusing ${options.db} (${world.size} entities, seeded earlier in ${(seeding!.totalMs / 1000).toFixed(1)} s)`);
     } else {
       log(`seeding ${options.size} entities into ${options.db} (batches of ${options.batch})`);
-      ({ world, report: seeding } = await seed(store, {
+      ({ world, report: seeding } = await seed(app, {
         db: options.db,
         size: options.size,
         batch: options.batch,
@@ -283,7 +285,7 @@ async function main(): Promise<void> {
       await dropBenchDatabase(store, options.db).catch((error) => log(`could not drop ${options.db}: ${(error as Error).message}`));
       log(`dropped ${options.db}`);
     }
-    await store.close();
+    await app.close();
   }
 }
 

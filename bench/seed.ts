@@ -1,7 +1,6 @@
-import { DEFAULT_LIMITS, type MetaTypes, type ValueInput } from '@entia/domain';
-import { EntityCollection, EntityWriter, RedisLeases, type DatabaseRecord, type Store } from '@entia/store';
-import { ImportSession, SchemaCache, TargetCache, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
-import { ChangeLog, Generations, RedisBreaker, createRedis, type JobProducer } from '@entia/jobs';
+import { type MetaTypes, type ValueInput } from '@entia/domain';
+import { EntityCollection, type DatabaseRecord, type Store } from '@entia/store';
+import { ImportSession, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
 import { ObjectId } from 'mongodb';
 import {
   FIRST_NAMES,
@@ -86,37 +85,6 @@ function tenantOf(store: Store, record: DatabaseRecord, personId: string | undef
   return { name: record._id, record, entities: new EntityCollection(store.database(record._id), maxTimeMS), caller: personId ? { personId } : {} };
 }
 
-/**
- * The parts of the API's dependencies that entity writes use, over the stack's Redis (the schema
- * cache and cache tokens live there). Jobs are not scheduled: the schema writes would only ask for
- * reindexes of types that have no entities yet.
- */
-function writeDeps(store: Store): EntitiesDeps & { disconnect(): void } {
-  const quiet = () => undefined;
-  const url = process.env.REDIS_URL;
-  if (!url) throw new Error('REDIS_URL is required (source .stack/env)');
-  const redis = createRedis(url, 'command', quiet);
-  const breaker = new RedisBreaker(redis);
-  const generations = new Generations(breaker, process.env.REDIS_PREFIX ?? 'entia', 300);
-  const leases = new RedisLeases({ run: (call) => call(redis) }, process.env.REDIS_PREFIX ?? 'entia', { ttlMs: 30_000, waitMs: 10_000 });
-  const noFiles = () => Promise.reject(new Error('the benchmark writes no files'));
-  return {
-    store,
-    writer: new EntityWriter(store, leases),
-    leases,
-    jobs: { enqueue: async () => 'not-scheduled-by-the-benchmark' } as unknown as JobProducer,
-    logger: { error: quiet },
-    generations,
-    schemas: new SchemaCache(store, generations),
-    targets: new TargetCache(generations),
-    // The seeded entities' creations go to the change log like any (the worker would publish them anyway).
-    changes: new ChangeLog(breaker, process.env.REDIS_PREFIX ?? 'entia', { maxEvents: 10_000, maxAgeMs: 86_400_000 }),
-    objects: { remove: noFiles, presignUpload: noFiles, presignDownload: noFiles, exists: noFiles, copy: noFiles },
-    settings: { maxStringLength: DEFAULT_LIMITS.maxStringLength, maxFileBytes: DEFAULT_LIMITS.maxFileSize, uploadUrlTtlSeconds: 60 },
-    disconnect: () => redis.disconnect(),
-  };
-}
-
 /** Creates through the API's own write path (definitions, reference checks, rights) and returns the id. */
 async function create(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): Promise<string> {
   return (await createEntity(deps, tenant, items))._id;
@@ -128,30 +96,30 @@ async function create(deps: EntitiesDeps, tenant: Tenant, items: ValueInput[]): 
  * batch per call: each checked and materialised as POST /entity would (labels and index included)
  * and inserted through the one write path.
  */
-export async function seed(store: Store, options: { db: string; size: number; batch: number; seed: number; maxTimeMS: number; onCreated?: () => void }): Promise<{ world: World; report: SeedReport }> {
+export async function seed(app: EntitiesDeps, options: { db: string; size: number; batch: number; seed: number; maxTimeMS: number; onCreated?: () => void }): Promise<{ world: World; report: SeedReport }> {
+  const { store } = app;
   const started = performance.now();
   const created = await createDatabase(store, options.db, 'Bench Owner');
   options.onCreated?.();
   const createDatabaseMs = performance.now() - started;
   const record = (await store.registry.database(options.db))!;
   const ownerTenant = tenantOf(store, record, created.personId, options.maxTimeMS);
-  const deps = writeDeps(store);
 
   const schemaStarted = performance.now();
-  const reader = await create(deps, ownerTenant, [
+  const reader = await create(app, ownerTenant, [
     { type: '_type', reference: created.types.person },
     { type: 'name', string: 'Bench Reader' },
   ]);
   const types = {} as World['types'];
   for (const name of ['author', 'book', 'review'] as const) {
-    const typeId = await create(deps, ownerTenant, [
+    const typeId = await create(app, ownerTenant, [
       { type: '_type', reference: created.types.entity },
       { type: 'name', string: name },
       { type: '_sharing', string: 'domain' },
     ]);
     for (const definition of PROPERTIES[name]) {
       const flags = (['list', 'multilingual', 'search'] as const).flatMap((flag) => ((definition as Record<string, unknown>)[flag] ? [{ type: flag, boolean: true }] : []));
-      await create(deps, ownerTenant, [
+      await create(app, ownerTenant, [
         { type: '_type', reference: created.types.property },
         { type: '_parent', reference: typeId },
         { type: 'name', string: definition.name },
@@ -181,7 +149,7 @@ export async function seed(store: Store, options: { db: string; size: number; ba
     let batch: ImportInput[] = [];
     const flush = async () => {
       const t = performance.now();
-      ids.push(...(await importEntities(deps, ownerTenant, batch, { batch: batch.length, session })));
+      ids.push(...(await importEntities(app, ownerTenant, batch, { batch: batch.length, session })));
       timing.insertMs += performance.now() - t;
       batch = [];
     };
@@ -274,7 +242,6 @@ export async function seed(store: Store, options: { db: string; size: number; ba
     batch: options.batch,
   };
   await store.database(options.db).collection(WORLD_COLLECTION).insertOne({ _id: 'world' as unknown as ObjectId, world, seeding: report });
-  deps.disconnect();
   return { world, report };
 }
 
@@ -295,15 +262,10 @@ export async function dropBenchDatabase(store: Store, db: string): Promise<void>
 }
 
 /** A new API key of the benchmark's owner (generated through the API's write path), in plain text. */
-export async function ownerApiKey(store: Store, world: World): Promise<string> {
-  const record = (await store.registry.database(world.db))!;
-  const deps = writeDeps(store);
-  try {
-    const written = await addValues(deps, tenantOf(store, record, world.owner, 60_000), world.owner, [{ type: '_api_key' }]);
-    return written.properties.find((value) => value.type === '_api_key')!.string!;
-  } finally {
-    deps.disconnect();
-  }
+export async function ownerApiKey(app: EntitiesDeps, world: World): Promise<string> {
+  const record = (await app.store.registry.database(world.db))!;
+  const written = await addValues(app, tenantOf(app.store, record, world.owner, 60_000), world.owner, [{ type: '_api_key' }]);
+  return written.properties.find((value) => value.type === '_api_key')!.string!;
 }
 
-export { tenantOf, writeDeps };
+export { tenantOf };

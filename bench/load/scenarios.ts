@@ -1,4 +1,4 @@
-import { entityBuilder } from '@entia/entities';
+import { entityBuilder, type EntitiesDeps } from '@entia/entities';
 import type { ValueInput } from '@entia/domain';
 import { toDocument, type Store } from '@entia/store';
 import { fork } from 'node:child_process';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { CeilingKind } from './ceiling-server';
 import { ObjectId } from 'mongodb';
 import { benchQueries, queryString } from '../queries';
-import { tenantOf, writeDeps, type World } from '../seed';
+import { tenantOf, type World } from '../seed';
 import type { Meter } from './costs';
 import { driverLoad } from './driver-load';
 import { httpLoad, type HttpLoad } from './http-load';
@@ -17,6 +17,8 @@ export interface Bench {
   base: string;
   token: string;
   world: World;
+  /** The application, opened once (`openBenchApp`); `store` is its store. */
+  app: EntitiesDeps;
   store: Store;
   connections: number;
   duration: number;
@@ -133,17 +135,12 @@ export function scenarios(world: World): Scenario[] {
       async run(bench) {
         // The document is the application's (checked and materialised as a create would, by
         // `entityBuilder`), encoded by the store's codec; only the insert is the driver's.
-        const deps = writeDeps(bench.store);
-        try {
-          const record = (await bench.store.registry.database(db(bench)))!;
-          const books = bench.books.slice(0, CEILING_BOOKS);
-          const build = await entityBuilder(deps, tenantOf(bench.store, record, bench.world.owner, 60_000), books);
-          const nextBook = cycle(books);
-          const collection = entityCollection(bench);
-          return await driverLoad(bench.connections, bench.duration, async () => collection.insertOne(toDocument(await build({ values: reviewValues(bench, nextBook()) }), 1)));
-        } finally {
-          deps.disconnect();
-        }
+        const record = (await bench.store.registry.database(db(bench)))!;
+        const books = bench.books.slice(0, CEILING_BOOKS);
+        const build = await entityBuilder(bench.app, tenantOf(bench.store, record, bench.world.owner, 60_000), books);
+        const nextBook = cycle(books);
+        const collection = entityCollection(bench);
+        return await driverLoad(bench.connections, bench.duration, async () => collection.insertOne(toDocument(await build({ values: reviewValues(bench, nextBook()) }), 1)));
       },
     },
     {

@@ -106,7 +106,26 @@ export { deliveryOf, type Delivery } from './changes/delivery';
 export { ChangeEventSchema } from './wire/change-event';
 export { changeEventOf, missingProps, type ChangeEvent } from './changes/event';
 export { parseFeedFilter, parseFeedQuery, type FeedQuery } from './changes/feed-query';
-export { MAX_WEBHOOK_URL, MIN_WEBHOOK_SECRET, assertMayManageWebhooks, checkWebhook, isWebhookEntity, webhookOf, webhookUrlProblem, type Webhook } from './webhooks';
+export {
+  MAX_BACKOFF_MS,
+  MAX_DELIVERY_ERROR,
+  MAX_WEBHOOK_URL,
+  MIN_WEBHOOK_SECRET,
+  answerProblem,
+  assertMayManageWebhooks,
+  backoffDelay,
+  checkWebhook,
+  deliveryErrorOf,
+  deliveryStateAfter,
+  isWebhookEntity,
+  webhookDeliveryOf,
+  webhookOf,
+  webhookUrlProblem,
+  type AttemptResult,
+  type DeliveryState,
+  type RetryPolicy,
+  type Webhook,
+} from './webhooks';
 export { WebhookDeliveriesSchema, WebhookDeliverySchema } from './wire/webhook-delivery';
 export { SIGN_IN_SETTINGS, personsWithEmail, selfRegisteredPerson, signInSettings, type ProviderProfile, type SignInSettings } from './sign-in-settings';
 export { schemaVerdict, type SchemaVerdict } from './schema-version';

@@ -1,4 +1,6 @@
+import { deliveryOf, type Delivery } from './changes/delivery';
 import { parseFeedFilter } from './changes/feed-query';
+import type { ChangeRecord } from './changes/record';
 import { first, type Entity, type Properties } from './entity';
 import { DomainError, forbidden, invalid, type FieldError } from './errors';
 import type { Filter } from './query/ast';
@@ -128,4 +130,61 @@ export function webhookOf(entity: Entity): Webhook | undefined {
     owners: holdersOf(properties, '_owner'),
     createdAt: first(properties, '_created')?.datetime ?? '',
   };
+}
+
+/**
+ * How a change reaches a webhook (issue 18), or undefined when it does not: nothing while the
+ * webhook is switched off, nothing of what happened before it was created (not its business), and
+ * otherwise what its owners may read of the change through its filters (`deliveryOf`).
+ */
+export function webhookDeliveryOf(webhook: Webhook, record: ChangeRecord): Delivery | undefined {
+  if (!webhook.active || Date.parse(record.at) < (Date.parse(webhook.createdAt) || 0)) return undefined;
+  return deliveryOf(record, webhook.owners.map((personId) => ({ personId })), webhook.filters);
+}
+
+/** The longest wait between two attempts of a delivery. */
+export const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/** The wait after the `failures`-th failed attempt: `backoffMs` × 2^(failures − 1), at most an hour. */
+export function backoffDelay(backoffMs: number, failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** Math.max(0, Math.min(failures - 1, 40)));
+}
+
+/** Why an answer of the receiver is not a delivery; undefined for a 2xx. Redirects are not followed. */
+export function answerProblem(status: number): string | undefined {
+  if (status >= 200 && status <= 299) return undefined;
+  return status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}`;
+}
+
+/** Where a delivery stands after an attempt, as its log says it. */
+export type DeliveryState = 'delivered' | 'pending' | 'failed';
+
+/** An attempt's result: a 2xx, or why not and whether the address was refused (the SSRF guard). */
+export type AttemptResult = { delivered: true } | { delivered: false; refused: boolean };
+
+export interface RetryPolicy {
+  /** How long after the change it is retried. */
+  retryMs: number;
+  /** The first retry's delay; each further one doubles it, up to `MAX_BACKOFF_MS`. */
+  backoffMs: number;
+}
+
+/**
+ * Where a delivery stands after its `failures`-th attempt (this one included) at `now`: delivered;
+ * or given up (`failed`) when the address was refused (it does not become allowed by waiting) or
+ * when the next attempt would come later than `retryMs` after the change; else retried (`pending`).
+ */
+export function deliveryStateAfter(result: AttemptResult, attempt: { failures: number; now: number; changedAt: string }, policy: RetryPolicy): DeliveryState {
+  if (result.delivered) return 'delivered';
+  if (result.refused) return 'failed';
+  return attempt.now + backoffDelay(policy.backoffMs, attempt.failures) > Date.parse(attempt.changedAt) + policy.retryMs ? 'failed' : 'pending';
+}
+
+/** Longest error kept in the delivery log. */
+export const MAX_DELIVERY_ERROR = 500;
+
+/** An error as the delivery log keeps it (and the job fails with): bounded, and never with the webhook's secret in it. */
+export function deliveryErrorOf(message: string, secret: string): string {
+  const clean = secret === '' ? message : message.split(secret).join('***');
+  return clean.length <= MAX_DELIVERY_ERROR ? clean : `${clean.slice(0, MAX_DELIVERY_ERROR - 1)}…`;
 }

@@ -27,6 +27,8 @@ export { Thumbnails, ThumbnailsBusy, entityThumbnail, valueThumbnail, type Thumb
 export { feedQueryOf } from './feed';
 export { DatabaseStatisticsReader, FiguresNotReady, STATISTICS_SECONDS, type FiguresCache, type StatisticsLimits } from './statistics';
 export { checkWebhookWrite, webhookDeliveries } from './webhooks';
+export { databasesWithWebhooks, deliverChange, type ChangeDelivery, type DeliveryDeps, type DeliveryOutcome, type SendResult, type SendToWebhook } from './webhook-delivery';
+export { openEntities, type Entities, type OpenOptions, type OpeningLog, type RedisRole } from './open';
 export { FORGET_AFTER_MS, publishIntended } from './publish-intended';
 export * from './admin';
 export * from './backup';

@@ -11,6 +11,7 @@ import { schemaGuard } from './http/schema-gate';
 import type { SchemaGate } from '@entia/entities';
 import { createMetrics, dependencyGauge } from './http/metrics';
 import { idempotency } from './http/idempotency';
+import { grantOf } from './http/caller';
 import { mountRoutes } from './http/mount';
 import { RateLimiter } from './http/rate-limit';
 import { isProbe, requestLog } from './http/request-log';
@@ -80,19 +81,19 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   const routes = [
     ...healthRoutes(deps, lifecycle, schema),
     ...authRoutes(deps, tenants, signInKeys),
-    ...entityRoutes(deps, tenants),
-    ...aggregateRoutes(deps, tenants),
-    ...historyRoutes(deps, tenants),
-    ...schemaRoutes(deps, tenants),
-    ...webhookRoutes(deps, tenants),
-    ...duplicateRoutes(deps, tenants),
-    ...thumbnailRoutes(deps, tenants),
-    ...graphqlRoutes(deps, tenants),
+    ...entityRoutes(deps),
+    ...aggregateRoutes(deps),
+    ...historyRoutes(deps),
+    ...schemaRoutes(deps),
+    ...webhookRoutes(deps),
+    ...duplicateRoutes(deps),
+    ...thumbnailRoutes(deps),
+    ...graphqlRoutes(deps),
     ...changeRoutes(deps, tenants, feed, new StreamTickets(deps.breaker, config.REDIS_PREFIX)),
     ...passkeyRoutes(deps, tenants, passkeyCeremonies(deps)),
     // After every other path under /api/auth: it ends with GET /api/auth/{provider}.
     ...oidcRoutes(deps, tenants, oidcSignIn(deps), new Set(parseRedirectUris(config.OIDC_REDIRECT_URIS)), signInKeys),
-    ...statisticsRoutes(deps, tenants),
+    ...statisticsRoutes(deps),
   ];
   // The document first: `/api/{db}` would otherwise take `/api/openapi.json` for a database's name.
   mountRoutes(app, [openApiRoute(routes, version), ...routes], {
@@ -101,6 +102,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
     authenticate: authenticate(TokenKeys.fromConfig(config), new KeyLiveness(deps.store, config.KEY_RECHECK_MS)),
     rateLimit: (prefetch) => limiter.guard(prefetch),
     idempotency: idempotency({ redis: deps.breaker, prefix: config.REDIS_PREFIX, secrets: parseJwtSecrets(config).map(({ secret }) => secret), logger }),
+    tenantOf: (db, res) => tenants.resolve(db, grantOf(res)),
   });
 
   app.use(notFound);

@@ -51,6 +51,8 @@ describe('Idempotency-Key while the first request runs, and after it failed', ()
           tags: [],
           params: Type.Object({ db: Type.String() }),
           body,
+          // These routes are about idempotency keys: they read no database.
+          tenant: false,
           responses: {},
           handler: async ({ body, res }) => {
             runs++;
@@ -67,6 +69,8 @@ describe('Idempotency-Key while the first request runs, and after it failed', ()
           tags: [],
           params: Type.Object({ db: Type.String() }),
           body,
+          // These routes are about idempotency keys: they read no database.
+          tenant: false,
           responses: {},
           handler: ({ res }) => {
             runs++;
@@ -81,6 +85,7 @@ describe('Idempotency-Key while the first request runs, and after it failed', ()
         rateLimit: () => (_req, _res, next) => next(),
         idempotency: idempotency({ redis: api.deps.breaker, prefix: config.REDIS_PREFIX, secrets: parseJwtSecrets(config).map(({ secret }) => secret), logger }),
         lifecycle: new Lifecycle(),
+        tenantOf: () => Promise.reject(new Error('no route here is given a tenant')),
       },
     );
     app.use(errorHandler(logger));

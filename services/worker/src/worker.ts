@@ -1,8 +1,7 @@
 import { cacheRedisUrl, type Config } from '@entia/config';
-import { SchemaCache, SchemaGate, expireHistory } from '@entia/entities';
-import { ChangeLog, Generations, JobProducer, QUEUE_NAME, RedisBreaker, checkRedisRoles, createRedis, pingRedis, redisStuck } from '@entia/jobs';
+import { SchemaGate, expireHistory, openEntities } from '@entia/entities';
+import { QUEUE_NAME, createRedis, pingRedis, redisStuck } from '@entia/jobs';
 import { stuckParts } from '@entia/health';
-import type { ChangeRecord } from '@entia/domain';
 import { Worker, type Job } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -12,10 +11,9 @@ import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
 import { startSweeper } from './sweep';
 import { runPeriodically } from './periodic';
-import { DatabaseRecords, EntityWriter, MONGODB_COMMANDS_METRIC, RedisLeases, Store, countCommands, loggedConnection } from '@entia/store';
+import { DatabaseRecords, MONGODB_COMMANDS_METRIC, countCommands } from '@entia/store';
 import { deliverySettings, webhookBackoff } from './webhooks/deliver';
 import { WebhookDispatcher } from './webhooks/dispatcher';
-import { ObjectStore } from '@entia/files';
 import { queueTelemetry } from '@entia/telemetry';
 
 // The retention is counted in days: looking once an hour keeps an expired history at most an hour too long.
@@ -37,30 +35,20 @@ export interface RunningWorker {
 
 export function startWorker(config: Config, logger: Logger): RunningWorker {
   const onRedisError = (err: Error) => logger.debug({ err }, 'redis connection error');
+  // BullMQ's own connection: the transport of jobs, beside the application's.
   const connection = createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
-  const commands = createRedis(config.REDIS_URL, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS);
-  // Jobs fail at once while Redis is away (BullMQ retries them once it is back).
-  const breaker = new RedisBreaker(commands, {
-    onChange: (available, reason) => (available ? logger.info('redis is back') : logger.warn({ reason }, 'redis unavailable')),
+  // The application's Redis calls go through breakers: jobs fail at once while Redis is away (BullMQ
+  // retries them once it is back).
+  const entities = openEntities(config, logger, {
+    onRedisState: (role, available, reason) => {
+      const which = role === 'cache' ? 'the cache\'s redis' : 'redis';
+      if (available) logger.info(`${which} is back`);
+      else logger.warn({ reason }, `${which} unavailable`);
+    },
   });
-  const store = Store.fromSettings(config, loggedConnection(logger));
-  const objects = ObjectStore.fromSettings(config);
-  const queue = new JobProducer(breaker, config.REDIS_PREFIX, onRedisError);
-  // The cache's tokens live on CACHE_REDIS_URL (issue 22); REDIS_URL's server when it is unset.
+  const { store, jobs: queue, changes, breaker, redis: commands, cacheRedis: cacheCommands } = entities;
   const cacheUrl = cacheRedisUrl(config);
-  const cacheCommands = cacheUrl ? createRedis(cacheUrl, 'command', onRedisError, config.DEPENDENCY_TIMEOUT_MS) : commands;
-  const cacheBreaker = cacheUrl
-    ? new RedisBreaker(cacheCommands, {
-        onChange: (available, reason) => (available ? logger.info('the cache\'s redis is back') : logger.warn({ reason }, 'the cache\'s redis unavailable')),
-      })
-    : breaker;
-  // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
-  void checkRedisRoles(commands, cacheCommands, logger);
-  const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
-  const schemas = new SchemaCache(store, generations);
-  const writer = new EntityWriter(store, new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: config.WRITE_WAIT_MS }));
-  const changes = new ChangeLog<ChangeRecord>(breaker, config.REDIS_PREFIX, { maxEvents: config.CHANGE_LOG_MAX_EVENTS, maxAgeMs: config.CHANGE_LOG_MAX_AGE_SECONDS * 1000 });
-  const deps = { store, writer, objects, jobs: queue, generations, schemas, changes, logger, records: new DatabaseRecords(store.registry), webhookDelivery: deliverySettings(config) };
+  const deps = { ...entities, logger, records: new DatabaseRecords(store.registry), webhookDelivery: deliverySettings(config) };
   const handle = dispatcher(createProcessors(deps));
   // Jobs whose processor is running: those a close cut short.
   let active = 0;
@@ -160,11 +148,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
       if (closed) await queue.close();
       else logger.warn({ active }, 'Redis is unreachable: closing without it; unacknowledged jobs run again once their locks expire');
       connection.disconnect();
-      breaker.stop();
-      cacheBreaker.stop();
-      commands.disconnect();
-      if (cacheUrl) cacheCommands.disconnect();
-      await store.close();
+      await entities.close({ jobs: false });
       return active === 0;
     },
   };

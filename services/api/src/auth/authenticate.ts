@@ -1,10 +1,10 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import type { Store } from '@entia/store';
 import { boundedCache, unauthenticated, type BoundedCache } from '@entia/domain';
 import { liveKey } from '@entia/entities';
 import { problemOf } from '../http/error-handler';
-import type { HttpProblem } from '../http/problem';
-import { TokenVerifier, type Grant, type TokenKeys } from './tokens';
+import { setAuthFailure, setGrant } from '../http/caller';
+import { TokenVerifier, type TokenKeys } from './tokens';
 
 /** A 401 decided here rather than by a use case: answered as the domain's `unauthenticated`. */
 export const unauthorized = (detail: string) => problemOf(unauthenticated(detail));
@@ -30,15 +30,10 @@ export class KeyLiveness {
   }
 }
 
-/** The verified grant of this request's token; undefined for an anonymous request. */
-export function grantOf(res: Response): Grant | undefined {
-  return res.locals.grant as Grant | undefined;
-}
-
 /**
  * No Authorization header: anonymous. A bearer token: it must be a valid, unexpired JWT of ours
  * whose API key still exists, else 401 (never silently anonymous, SPEC §6). The 401 is not sent
- * here but kept for `refuseFailedAuthentication`, mounted after the rate limiter: a request whose
+ * here but kept for `refuseFailedAuthentication` (http/caller.ts), mounted after the rate limiter: a request whose
  * authentication failed has no verified caller, so the limiter counts it against its IP (SPEC §11:
  * failed authentications are limited too), and a flood of forged tokens is answered 429.
  */
@@ -49,18 +44,11 @@ export function authenticate(tokenKeys: TokenKeys, keys: KeyLiveness): RequestHa
     if (header === undefined) return next();
     const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(header);
     const grant = match ? tokens.verify(match[1]!) : undefined;
-    if (!match) res.locals.authFailure = unauthorized('Authorization must be "Bearer <token>".');
-    else if (!grant) res.locals.authFailure = unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.');
+    if (!match) setAuthFailure(res, unauthorized('Authorization must be "Bearer <token>".'));
+    else if (!grant) setAuthFailure(res, unauthorized('The token is invalid or expired: exchange your API key at GET /api/auth for a new one.'));
     // A database that cannot be asked is an outage (503), not the caller's failure: thrown at once.
-    else if (!(await keys.isLive(grant.kid))) res.locals.authFailure = unauthorized('The API key this token came from was revoked.');
-    else res.locals.grant = grant;
+    else if (!(await keys.isLive(grant.kid))) setAuthFailure(res, unauthorized('The API key this token came from was revoked.'));
+    else setGrant(res, grant);
     next();
   };
 }
-
-/** Answers the 401 that `authenticate` found, once the rate limiter has counted the request. */
-export const refuseFailedAuthentication: RequestHandler = (_req, res, next) => {
-  const failure = res.locals.authFailure as HttpProblem | undefined;
-  if (failure) throw failure;
-  next();
-};

@@ -2,20 +2,10 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { parseJwtSecrets, type Config, type JwtSecret } from '@entia/config';
 import { TOKEN_LIFETIME_SECONDS, boundedCache, type BoundedCache } from '@entia/domain';
 import jwt from 'jsonwebtoken';
+import type { Grant } from '../http/caller';
 
-/** What a token grants: a person in each of some databases, through one API key. */
-export interface Grant {
-  /** database name → person id; read it with `personIn`, never by indexing. */
-  accounts: Record<string, string>;
-  /** Hash of the API key it was exchanged for, so revoking the key ends the token (the token's `key` claim). */
-  kid: string;
-  /**
-   * When the credential was shown (s since the epoch; the `auth_time` claim): refreshing keeps it,
-   * so a sign-in cannot be stretched past `SIGN_IN_CEILING_SECONDS`. Tokens from before refresh
-   * existed have none: their `iat`, which is when they were signed in.
-   */
-  authTime?: number;
-}
+/** What a token grants (declared with the request's caller, where the HTTP layer reads it). */
+export type { Grant } from '../http/caller';
 
 /** A token and when it expires. */
 export interface IssuedToken {

@@ -1,13 +1,11 @@
-import type { Schema } from '@entia/entities';
+import type { Schema, Tenant } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler, type OperationContext } from 'graphql-http';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { DbPath } from '../routes/schemas';
-import type { Tenants } from '../tenancy';
 import type { GraphqlContext } from './context';
 import { GRAPHQL_LIMITS, boundedParse, limitRules } from './limits';
 import { Loaders } from './loaders';
@@ -56,7 +54,7 @@ const responses = {
  * GraphQL request). The schema is generated per database and kept per compiled schema of the
  * schema cache, which is replaced when a type or definition changes: never stale.
  */
-export function graphqlRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function graphqlRoutes(deps: Deps): Route[] {
   const built = new WeakMap<Schema, BuiltSchema>();
   const handler = createHandler<Request, Prepared, OperationContext>({
     schema: (req) => req.context.schema,
@@ -65,8 +63,7 @@ export function graphqlRoutes(deps: Deps, tenants: Tenants): Route[] {
     validationRules: (_req, args, specified) => [...specified, ...limitRules(args.variableValues ?? undefined)],
   });
 
-  async function answer(db: string, req: Request, res: Parameters<Route['handler']>[0]['res'], body: Record<string, unknown> | null): Promise<void> {
-    const tenant = await tenants.resolve(db, grantOf(res));
+  async function answer(tenant: Tenant, req: Request, res: Parameters<Route['handler']>[0]['res'], body: Record<string, unknown> | null): Promise<void> {
     const schema = await deps.schemas.of(tenant.name, tenant.record);
     let generated = built.get(schema);
     if (!generated) {
@@ -96,7 +93,7 @@ export function graphqlRoutes(deps: Deps, tenants: Tenants): Route[] {
       body: GraphqlBody,
       security: 'optional',
       responses,
-      handler: ({ params, body, req, res }) => answer(params.db, req, res, body as Record<string, unknown>),
+      handler: ({ tenant, body, req, res }) => answer(tenant, req, res, body as Record<string, unknown>),
     }),
     defineRoute({
       method: 'get',
@@ -107,7 +104,7 @@ export function graphqlRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: DbPath,
       query: GraphqlQuery,
       responses,
-      handler: ({ params, req, res }) => answer(params.db, req, res, null),
+      handler: ({ tenant, req, res }) => answer(tenant, req, res, null),
     }),
   ];
 }

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { RedisBreaker } from '@entia/jobs';
 import type { Logger } from 'pino';
 import { stringify } from 'safe-stable-stringify';
-import { grantOf } from '../auth/authenticate';
+import { grantOf } from './caller';
 import { AnswerSeal, type StoredAnswer } from './idempotency-answer';
 import { IdempotencyRecords, type Claim, type IdempotencyRecord } from './idempotency-records';
 import { HttpProblem, problems } from './problem';

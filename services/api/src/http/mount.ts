@@ -1,5 +1,6 @@
-import express, { type Express, type RequestHandler } from 'express';
-import { refuseFailedAuthentication } from '../auth/authenticate';
+import type { Tenant } from '@entia/entities';
+import express, { type Express, type RequestHandler, type Response } from 'express';
+import { refuseFailedAuthentication } from './caller';
 import type { Lifecycle } from './lifecycle';
 import type { Prefetch } from './rate-limit';
 import { problems, sendProblem } from './problem';
@@ -15,6 +16,8 @@ export interface MountOptions {
   rateLimit: (prefetch?: Prefetch) => RequestHandler;
   /** `Idempotency-Key` handling, on every POST route. */
   idempotency: RequestHandler;
+  /** The path's `{db}` for the request's verified caller (`Tenants.resolve`): each route's `tenant`. */
+  tenantOf: (db: string, res: Response) => Promise<Tenant>;
 }
 
 /** `/api/jobs/{id}` → `/api/jobs/:id` */
@@ -28,7 +31,7 @@ export function expressPath(path: string): string {
  * (after the limit, which counts it per IP), media type, body parsing (bounded), on POST the
  * idempotency key unless the route only reads (it fingerprints the body as sent, before validation
  * applies defaults; a replay skips everything after it), validation of params (404) and query/body
- * (400), handler. Then answers `OPTIONS` (CORS preflights) with 204 and `Allow`, and 405 with
+ * (400), the path's `{db}` resolved to the route's `tenant`, handler. Then answers `OPTIONS` (CORS preflights) with 204 and `Allow`, and 405 with
  * `Allow` for any other method on a known path.
  */
 export function mountRoutes(app: Express, routes: Route[], options: MountOptions): void {
@@ -45,11 +48,13 @@ export function mountRoutes(app: Express, routes: Route[], options: MountOptions
     if (route.body) guards.push(requireJson, json);
     if (route.method === 'post' && !route.readOnly) guards.push(options.idempotency);
     guards.push(validation(route));
+    const givenTenant = route.tenant !== false && route.path.includes('{db}');
     app[route.method](path, ...guards, async (req, res) => {
       const input = res.locals.input as { params: never; query: never; body: never };
       const end = options.lifecycle.begin();
       try {
-        await route.handler({ ...input, req, res });
+        const tenant = givenTenant ? await options.tenantOf((input.params as { db: string }).db, res) : undefined;
+        await route.handler({ ...input, tenant: tenant as never, req, res });
       } finally {
         end();
       }

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { grantOf } from '../auth/authenticate';
+import { grantOf } from './caller';
 import { problems } from './problem';
 
 export interface RateLimitOptions {

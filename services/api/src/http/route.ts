@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { Tenant } from '@entia/entities';
 import type { Request, Response } from 'express';
 import type { Prefetch } from './rate-limit';
 
@@ -20,10 +21,15 @@ export interface ResponseSpec {
 
 type Input<S> = S extends TSchema ? Static<S> : undefined;
 
-export interface RouteContext<P, Q, B> {
+/** Whether the route is given its `{db}` resolved: `false` for a route that resolves it itself (see `Route.tenant`). */
+type TenantOf<P, T> = T extends false ? undefined : Input<P> extends { db: string } ? Tenant : undefined;
+
+export interface RouteContext<P, Q, B, T = undefined> {
   params: Input<P>;
   query: Input<Q>;
   body: Input<B>;
+  /** The path's `{db}` resolved for the request's caller (`Tenants.resolve`), before the handler runs. */
+  tenant: TenantOf<P, T>;
   req: Request;
   res: Response;
 }
@@ -33,7 +39,12 @@ export interface RouteContext<P, Q, B> {
  * validates with and what /api/openapi.json publishes. A route that is not declared here does not
  * exist, in the router or in the document.
  */
-export interface Route<P extends TSchema | undefined = TSchema | undefined, Q extends TSchema | undefined = TSchema | undefined, B extends TSchema | undefined = TSchema | undefined> {
+export interface Route<
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+  T extends false | undefined = false | undefined,
+> {
   method: Method;
   /** OpenAPI style, e.g. `/api/jobs/{id}`. */
   path: string;
@@ -66,7 +77,14 @@ export interface Route<P extends TSchema | undefined = TSchema | undefined, Q ex
    * and checks each answer against this.
    */
   security?: Security;
-  handler(context: RouteContext<P, Q, B>): Promise<void> | void;
+  /**
+   * A route under `/api/{db}` is given `tenant`: its database resolved for the verified caller (404
+   * for no such database, 403 for a token that does not grant it) after validation and before the
+   * handler. `false`: the handler resolves it itself, for a caller it learns otherwise (a change
+   * stream's ticket) or after checks of its own that answer first.
+   */
+  tenant?: T;
+  handler(context: RouteContext<P, Q, B, T>): Promise<void> | void;
 }
 
 /**
@@ -80,8 +98,8 @@ export function securityOf(route: Route): Security {
 }
 
 /** Keeps each route's handler typed by its own schemas while routes are collected in one list. */
-export function defineRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
-  route: Route<P, Q, B>,
+export function defineRoute<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined, T extends false | undefined = undefined>(
+  route: Route<P, Q, B, T>,
 ): Route {
   return route as unknown as Route;
 }

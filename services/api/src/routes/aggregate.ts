@@ -1,9 +1,7 @@
 import { REBUILD_ID_PATTERN, aggregateEntity as aggregateNow, existingId, pendingOf, rebuildStatus, scheduleRebuild } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DatabaseName, DbIdPath, DbPath, EntityAnswer } from './schemas';
 
 const errors = {
@@ -21,7 +19,7 @@ const Rebuild = Type.Object({
 });
 
 /** `/aggregate`: fresh formula values now (one entity), or a whole-database rebuild as a job. */
-export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function aggregateRoutes(deps: Deps): Route[] {
   const aggregateEntity = defineRoute({
     method: 'post',
     path: '/api/{db}/entity/{id}/aggregate',
@@ -32,8 +30,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
     security: 'required',
     params: DbIdPath,
     responses: { 200: { description: 'The entity, recomputed.', schema: EntityAnswer }, ...errors },
-    handler: async ({ params, res }) => {
-      const tenant = await tenants.resolve(params.db, grantOf(res));
+    handler: async ({ params, tenant, res }) => {
       res.set('Cache-Control', 'no-store').json(await aggregateNow(deps, tenant, params.id));
     },
   });
@@ -53,8 +50,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
         },
         ...errors,
       },
-      handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, res }) => {
         res.set('Cache-Control', 'no-store').json(await pendingOf(deps, tenant, existingId(params.id, 'entity')));
       },
     }),
@@ -69,8 +65,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
       tags: ['entities'],
       params: DbPath,
       responses: { 202: { description: 'Scheduled; `Location` shows its progress.', schema: Type.Object({ id: Type.String() }) }, ...errors },
-      handler: async ({ params, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, req, res }) => {
         const id = await scheduleRebuild(deps, tenant);
         res.status(202).location(`${req.baseUrl}/api/${tenant.name}/aggregate/${id}`).json({ id });
       },
@@ -87,8 +82,7 @@ export function aggregateRoutes(deps: Deps, tenants: Tenants): Route[] {
         id: Type.String({ pattern: REBUILD_ID_PATTERN, description: 'The rebuild\'s id, as scheduled (`rebuild-<db>-<32 hex>`: 128 random bits).' }),
       }),
       responses: { 200: { description: 'The rebuild job.', schema: Rebuild }, ...errors },
-      handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, res }) => {
         res.set('Cache-Control', 'no-store').json(await rebuildStatus(deps, tenant, params.id));
       },
     }),

@@ -1,6 +1,7 @@
 import { AuthResultSchema, DATABASE_SPELLING_PATTERN } from '@entia/domain';
 import { Type } from '@sinclair/typebox';
-import { grantOf, unauthorized } from '../auth/authenticate';
+import { unauthorized } from '../auth/authenticate';
+import { grantOf } from '../http/caller';
 import { acceptInvitation, databasesOfIdentity, refreshSignIn, signInWithApiKey, signInWithIdentity, type SignIn } from '@entia/entities';
 import { signInAnswer } from '../auth/answer';
 import { SignInKeys } from '../auth/sign-in-keys';

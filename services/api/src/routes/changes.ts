@@ -1,7 +1,8 @@
 import { ChangeEventSchema, FILTER_KEY_PATTERN } from '@entia/domain';
 import { feedQueryOf } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf, unauthorized } from '../auth/authenticate';
+import { unauthorized } from '../auth/authenticate';
+import { grantOf } from '../http/caller';
 import type { ChangeFeed } from '../changes/feed';
 import { TICKET_SECONDS, type StreamTickets } from '../changes/tickets';
 import type { Deps } from '../deps';
@@ -50,6 +51,8 @@ export function changeRoutes(deps: Deps, tenants: Tenants, feed: ChangeFeed, tic
         429: { description: 'The caller has CHANGE_STREAMS_PER_PERSON streams open already.' },
         503: { description: 'This server has CHANGE_STREAMS_MAX streams open, or Redis is unavailable.' },
       },
+      // Its caller may be a ticket's rather than the token's, and a token beside a ticket is refused first.
+      tenant: false,
       handler: async ({ params, query, req, res }) => {
         const { ticket, lastEventId, ...raw } = query;
         let grant = grantOf(res);
@@ -78,6 +81,8 @@ export function changeRoutes(deps: Deps, tenants: Tenants, feed: ChangeFeed, tic
         403: { description: 'The token does not grant this database.' },
         404: { description: 'No such database.' },
       },
+      // Without a token the answer is 401, whatever the database.
+      tenant: false,
       handler: async ({ params, res }) => {
         const grant = grantOf(res);
         if (!grant) throw unauthorized('Sign in: a ticket is issued to a token holder.');

@@ -1,10 +1,8 @@
 import { ANY_PROPERTY_NAME_PATTERN, MAX_DUPLICATES } from '@entia/domain';
 import { duplicateEntity, existingId } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DbIdPath, WriteResponse } from './schemas';
 
 // A type has far fewer properties than this; a longer list is a mistake or an attack, refused before any read.
@@ -27,7 +25,7 @@ const DuplicateBody = Type.Object(
 const Duplicated = Type.Object({ entities: Type.Array(WriteResponse, { description: 'The copies, each with its values as stored.' }) });
 
 /** POST /api/{db}/entity/{id}/duplicate (issue 16). */
-export function duplicateRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function duplicateRoutes(deps: Deps): Route[] {
   return [
     defineRoute({
       method: 'post',
@@ -48,8 +46,7 @@ export function duplicateRoutes(deps: Deps, tenants: Tenants): Route[] {
         403: { description: 'The caller lacks `_expander` on a `_parent` of the source (ignore `_parent` to duplicate without it).' },
         404: { description: 'No such database or entity, or the caller may not read it.' },
       },
-      handler: async ({ params, body, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, res }) => {
         const request = { count: body.count ?? 1, ignoredProperties: body.ignoredProperties ?? [] };
         res.status(201).json(await duplicateEntity(deps, tenant, existingId(params.id, 'entity'), request));
       },

@@ -1,7 +1,7 @@
 import { callerTags, fromEntuSpelling, inEntuSpelling, isEntuInvitation, parseListQuery, parseProps, type ListQuery as ParsedListQuery, type RawQuery } from '@entia/domain';
 import type { Request, Response } from 'express';
 import { addValues, createEntity, deleteEntity, deleteValue, downloadUrlOf, entityAt, existingId, getEntity, getValue, listEntities } from '@entia/entities';
-import { grantOf } from '../auth/authenticate';
+import { grantOf } from '../http/caller';
 import { personIn } from '../auth/tokens';
 import type { Deps } from '../deps';
 import { InvitationSender } from '../invitations';
@@ -9,7 +9,6 @@ import { smtpMailer } from '../mail/mailer';
 import { ResponseCache, sendRendered } from '../http/response-cache';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { AddedValues, DbIdPath, DbPath, Deleted, DownloadQuery, EntityAnswer, EntityQuery, ListAnswer, ListQuery, QueryBody, Value, ValuesBody, WriteResponse } from './schemas';
 
 const errors = {
@@ -55,7 +54,7 @@ const listResponses = {
   503: { description: 'The query ran out of time.' },
 };
 
-export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function entityRoutes(deps: Deps): Route[] {
   const cache = new ResponseCache(deps.cacheBreaker, deps.generations, deps.config.REDIS_PREFIX, deps.config.CACHE_TTL_SECONDS, deps.logger);
   const invitations = new InvitationSender(deps, smtpMailer(deps.config));
   return [
@@ -68,8 +67,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: DbPath,
       body: ValuesBody,
       responses: { 201: { description: 'Created; `Location` names the entity.', schema: WriteResponse }, ...errors },
-      handler: async ({ params, body, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, req, res }) => {
         const created = await createEntity(deps, tenant, fromEntuSpelling(body).items);
         res.status(201).location(`${req.baseUrl}/api/${params.db}/entity/${created._id}`).json(created);
       },
@@ -85,8 +83,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       query: ListQuery,
       responses: listResponses,
       prefetch: cache.prefetch((req, res) => ({ db: req.params.db as string, variant: JSON.stringify([viewOf(req, res), parsedListQuery(res, req.query as RawQuery)]) })),
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         const parsed = parsedListQuery(res, query);
         sendRendered(req, res, await cache.render(res, () => listEntities(deps, tenant, parsed)));
       },
@@ -103,8 +100,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       body: QueryBody,
       readOnly: true,
       responses: listResponses,
-      handler: async ({ params, body, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, res }) => {
         // The response cache is keyed for GETs (ETag, If-None-Match); a POST is answered afresh.
         res.set('Cache-Control', 'no-store').json(await listEntities(deps, tenant, parseListQuery(body)));
       },
@@ -122,8 +118,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       prefetch: cache.prefetch((req, res) =>
         req.query.at === undefined ? { db: req.params.db as string, entity: req.params.id as string, variant: JSON.stringify([viewOf(req, res), (req.query.props as string | undefined)?.split(',') ?? null]) } : undefined,
       ),
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         const id = existingId(params.id, 'entity');
         const props = query.props === undefined ? undefined : parseProps(query.props);
         if (query.at !== undefined) return sendUncached(req, res, await entityAt(deps, tenant, id, query.at, props));
@@ -144,8 +139,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         ...errors,
         503: { description: 'An invitation whose e-mail the SMTP server did not take: withdrawn, nothing written.' },
       },
-      handler: async ({ params, body, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, res }) => {
         // Entu's "send invite" (issue 33, item 5): an invitation, not a value (see ../invitations.ts).
         if (isEntuInvitation(body)) return void res.json(await invitations.send(tenant, existingId(params.id, 'entity')));
         const { items, sentAs } = fromEntuSpelling(body);
@@ -161,8 +155,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       tags: ['entities'],
       params: DbIdPath,
       responses: { 200: { description: 'Deleted.', schema: Deleted }, ...errors },
-      handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, res }) => {
         res.json(await deleteEntity(deps, tenant, existingId(params.id, 'entity')));
       },
     }),
@@ -179,8 +172,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
         302: { description: '`download=true`: redirect to the signed URL of the file.' },
         ...errors,
       },
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         const id = existingId(params.id, 'property');
         if (query.download !== 'true') return sendUncached(req, res, await getValue(deps, tenant, id));
         res.set('Cache-Control', 'no-store').redirect(302, await downloadUrlOf(deps, tenant, id));
@@ -194,8 +186,7 @@ export function entityRoutes(deps: Deps, tenants: Tenants): Route[] {
       tags: ['entities'],
       params: DbIdPath,
       responses: { 200: { description: 'Deleted.', schema: Deleted }, ...errors },
-      handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, res }) => {
         res.json(await deleteValue(deps, tenant, existingId(params.id, 'property')));
       },
     }),

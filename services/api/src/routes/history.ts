@@ -1,10 +1,8 @@
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_SKIP } from '@entia/domain';
 import { entityHistory, existingId } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DbIdPath, History } from './schemas';
 
 const HistoryQuery = Type.Object(
@@ -16,7 +14,7 @@ const HistoryQuery = Type.Object(
 );
 
 /** An entity's audit history (issue 16). */
-export function historyRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function historyRoutes(deps: Deps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -33,8 +31,7 @@ export function historyRoutes(deps: Deps, tenants: Tenants): Route[] {
         401: { description: 'Expired, forged or revoked token.' },
         404: { description: 'No such database or entity, or the caller may not read it.' },
       },
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         const page = await entityHistory(deps, tenant, existingId(params.id, 'entity'), query.limit ?? DEFAULT_LIMIT, query.skip ?? 0);
         // Rows a worker records later change the page without a write to the entity: never cached.
         res.set('Cache-Control', 'no-store').json(page);

@@ -2,7 +2,7 @@ import { AuthResultSchema, DATABASE_SPELLING_PATTERN, ValueSchema } from '@entia
 import { databaseOfPasskey, passkeyHolder, registerPasskey, signInWithPasskey, signedIn, type RegisteredPasskey, type Tenant } from '@entia/entities';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Type } from '@sinclair/typebox';
-import { grantOf, unauthorized } from '../auth/authenticate';
+import { unauthorized } from '../auth/authenticate';
 import { signInAnswer } from '../auth/answer';
 import type { PasskeyCeremonies } from '../auth/passkeys';
 import { TokenKeys } from '../auth/tokens';
@@ -87,8 +87,8 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         401: { description: 'No token, or it was revoked.' },
         404: { description: 'No such database, or passkeys are not configured.' },
       },
-      handler: async ({ params, res }) => {
-        res.json(await registrationOptions(await tenants.resolve(params.db, grantOf(res))));
+      handler: async ({ tenant, res }) => {
+        res.json(await registrationOptions(tenant));
       },
     }),
     defineRoute({
@@ -106,8 +106,7 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         401: { description: 'No token, or it was revoked.' },
         409: { description: 'This passkey is already registered.' },
       },
-      handler: async ({ params, body, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, res }) => {
         const passkey = await verifiedRegistration(tenant, body.response as unknown as RegistrationResponseJSON);
         const value = await registerPasskey(deps, tenant, passkey);
         res.status(201).json({ _id: signedIn(tenant).personId, properties: { _passkey: [value] } });
@@ -198,8 +197,8 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         401: { description: 'No token, or it was revoked.' },
         404: { description: 'No such database, or passkeys are not configured.' },
       },
-      handler: async ({ params, res }) => {
-        const options = await registrationOptions(await tenants.resolve(params.db, grantOf(res)));
+      handler: async ({ tenant, res }) => {
+        const options = await registrationOptions(tenant);
         res.set('Cache-Control', 'no-store').json({ ...options, challengeToken: options.challenge });
       },
     }),
@@ -218,8 +217,7 @@ export function passkeyRoutes(deps: Deps, tenants: Tenants, ceremonies: PasskeyC
         401: { description: 'No token, or it was revoked.' },
         409: { description: 'This passkey is already registered.' },
       },
-      handler: async ({ params, body, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, body, tenant, res }) => {
         const { challengeToken, deviceName, ...answer } = body;
         const passkey = await verifiedRegistration(tenant, answer as unknown as RegistrationResponseJSON, challengeToken);
         const value = await registerPasskey(deps, tenant, { ...passkey, ...(deviceName === undefined ? {} : { device: deviceName }) });

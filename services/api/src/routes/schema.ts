@@ -2,11 +2,9 @@ import { createHash } from 'node:crypto';
 import { DatabaseSchemaSchema } from '@entia/domain';
 import { describeDatabaseSchema } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { sendRendered } from '../http/response-cache';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DbPath } from './schemas';
 
 /**
@@ -20,7 +18,7 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
 /** A database's types and property definitions in one call (issue 19), for the client SDK. */
-export function schemaRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function schemaRoutes(deps: Deps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -42,8 +40,7 @@ export function schemaRoutes(deps: Deps, tenants: Tenants): Route[] {
         403: { description: 'The token does not grant this database.' },
         404: { description: 'No such database.' },
       },
-      handler: async ({ params, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, req, res }) => {
         const body = JSON.stringify(await describeDatabaseSchema(deps, tenant));
         // Not the response cache (keyed by the database token, replaced by every write of any
         // entity): the schema cache is current until a type or definition changes, and rendering

@@ -2,10 +2,8 @@ import { DatabaseStatisticsSchema, type UsageFigures } from '@entia/domain';
 import { DatabaseStatisticsReader, STATISTICS_SECONDS } from '@entia/entities';
 import { ExpiringCache } from '@entia/jobs';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DbPath } from './schemas';
 
 /** No parameters: one given is a 400, so a client never takes the whole answer for an answer to its question. */
@@ -19,7 +17,7 @@ const COUNT_PER_WAIT = 12;
  * also asks it (the router does not tell a trailing slash apart). Figures are kept on the cache's
  * Redis, which may lose them: they are counted again then.
  */
-export function statisticsRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function statisticsRoutes(deps: Deps): Route[] {
   const figures = new ExpiringCache<UsageFigures>(deps.cacheBreaker, deps.config.REDIS_PREFIX, 'stats', STATISTICS_SECONDS);
   const waitMs = deps.config.MONGODB_TIMEOUT_MS;
   const statistics = new DatabaseStatisticsReader(deps, figures, { waitMs, countMs: waitMs * COUNT_PER_WAIT });
@@ -45,8 +43,7 @@ export function statisticsRoutes(deps: Deps, tenants: Tenants): Route[] {
         404: { description: 'No such database.' },
         503: { description: 'The figures are being counted (or the database is away); try again after `Retry-After`.' },
       },
-      handler: async ({ params, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, tenant, res }) => {
         res.set('Cache-Control', 'no-store').json(await statistics.of(tenant));
       },
     }),

@@ -2,11 +2,9 @@ import { OBJECT_ID_PATTERN, THUMBNAIL_SIZES, ThumbnailSchema } from '@entia/doma
 import { Thumbnails, entityThumbnail, existingId, valueThumbnail, type ThumbnailAnswer } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
 import type { Request, Response } from 'express';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { sendUncached } from '../http/uncached';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DatabaseName, DownloadQuery } from './schemas';
 
 const ThumbnailPath = Type.Object({
@@ -35,7 +33,7 @@ function answer(req: Request, res: Response, thumbnail: ThumbnailAnswer, downloa
 }
 
 /** Thumbnails of image file values (issue 16); one renderer pool per process. */
-export function thumbnailRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function thumbnailRoutes(deps: Deps): Route[] {
   const thumbnails = new Thumbnails(deps.objects, {
     concurrency: deps.config.THUMBNAIL_CONCURRENCY,
     queue: deps.config.THUMBNAIL_QUEUE,
@@ -52,8 +50,7 @@ export function thumbnailRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: ThumbnailPath,
       query: DownloadQuery,
       responses,
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         answer(req, res, await entityThumbnail(thumbnails, tenant, existingId(params.id, 'entity'), params.size), query.download === 'true');
       },
     }),
@@ -66,8 +63,7 @@ export function thumbnailRoutes(deps: Deps, tenants: Tenants): Route[] {
       params: ThumbnailPath,
       query: DownloadQuery,
       responses,
-      handler: async ({ params, query, req, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, req, res }) => {
         answer(req, res, await valueThumbnail(thumbnails, tenant, existingId(params.id, 'property'), params.size), query.download === 'true');
       },
     }),

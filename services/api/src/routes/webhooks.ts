@@ -1,10 +1,8 @@
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_SKIP, WebhookDeliveriesSchema } from '@entia/domain';
 import { existingId, webhookDeliveries } from '@entia/entities';
 import { Type } from '@sinclair/typebox';
-import { grantOf } from '../auth/authenticate';
 import type { Deps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import type { Tenants } from '../tenancy';
 import { DbIdPath } from './schemas';
 
 const DeliveriesQuery = Type.Object(
@@ -16,7 +14,7 @@ const DeliveriesQuery = Type.Object(
 );
 
 /** A webhook's delivery log (issue 18). */
-export function webhookRoutes(deps: Deps, tenants: Tenants): Route[] {
+export function webhookRoutes(deps: Deps): Route[] {
   return [
     defineRoute({
       method: 'get',
@@ -34,8 +32,7 @@ export function webhookRoutes(deps: Deps, tenants: Tenants): Route[] {
         403: { description: 'The caller may read the webhook but does not own it.' },
         404: { description: 'No such database or entity, the caller may not read it, or it is not a webhook.' },
       },
-      handler: async ({ params, query, res }) => {
-        const tenant = await tenants.resolve(params.db, grantOf(res));
+      handler: async ({ params, query, tenant, res }) => {
         const page = await webhookDeliveries(deps, tenant, existingId(params.id, 'entity'), query.limit ?? DEFAULT_LIMIT, query.skip ?? 0);
         // The worker records attempts without a write to the entity: never cached.
         res.set('Cache-Control', 'no-store').json(page);

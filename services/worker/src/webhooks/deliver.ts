@@ -1,26 +1,25 @@
 import { createHmac } from 'node:crypto';
 import type { Config } from '@entia/config';
-import { isWebhookEntity, webhookOf } from '@entia/domain';
+import { MAX_BACKOFF_MS, backoffDelay, type RetryPolicy } from '@entia/domain';
+import { deliverChange, type DeliveryDeps, type SendToWebhook } from '@entia/entities';
 import type { JobData, JobResult } from '@entia/jobs';
-import type { DatabaseRecords, DeliveryStatus, Store } from '@entia/store';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { OutboundError, parseAllowedHosts, post, type AllowedHosts } from './outbound';
 
-/** The longest wait between two attempts of a delivery. */
-export const MAX_BACKOFF_MS = 60 * 60 * 1000;
 /** The BullMQ backoff type of webhook deliveries (`webhookBackoff`). */
 export const WEBHOOK_BACKOFF = 'webhook';
-/** Longest `lastError` kept in the delivery log. */
-const MAX_ERROR = 500;
-
-export interface DeliverySettings {
+/** The outbound request's bounds and the retry policy of deliveries. */
+export interface DeliverySettings extends RetryPolicy {
   allowed: AllowedHosts;
   timeoutMs: number;
-  /** How long after the change it is retried. */
-  retryMs: number;
-  /** The first retry's delay; each further one doubles it, up to `MAX_BACKOFF_MS`. */
-  backoffMs: number;
 }
+
+export interface DeliverDeps extends DeliveryDeps {
+  webhookDelivery: DeliverySettings;
+}
+
+// The rules are the domain's; re-exported for the worker's settings and their tests.
+export { MAX_BACKOFF_MS, backoffDelay };
 
 export function deliverySettings(config: Pick<Config, 'WEBHOOK_ALLOWED_HOSTS' | 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_RETRY_SECONDS' | 'WEBHOOK_BACKOFF_MS'>): DeliverySettings {
   return {
@@ -29,11 +28,6 @@ export function deliverySettings(config: Pick<Config, 'WEBHOOK_ALLOWED_HOSTS' | 
     retryMs: config.WEBHOOK_RETRY_SECONDS * 1000,
     backoffMs: config.WEBHOOK_BACKOFF_MS,
   };
-}
-
-/** The wait after the `failures`-th failed attempt: `backoffMs` × 2^(failures − 1), at most an hour. */
-export function backoffDelay(backoffMs: number, failures: number): number {
-  return Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** Math.max(0, Math.min(failures - 1, 40)));
 }
 
 /**
@@ -72,72 +66,31 @@ export function deliveryHeaders(secret: string, eventId: string, body: string, n
   };
 }
 
-/** An error as the delivery log keeps it: bounded, and never with the secret in it. */
-function logged(message: string, secret: string): string {
-  const clean = secret === '' ? message : message.split(secret).join('***');
-  return clean.length <= MAX_ERROR ? clean : `${clean.slice(0, MAX_ERROR - 1)}…`;
-}
-
-export interface DeliverDeps {
-  store: Store;
-  records: DatabaseRecords;
-  webhookDelivery: DeliverySettings;
-}
-
 type DeliverJob = Job<JobData<'deliver-webhook'>, JobResult<'deliver-webhook'>, 'deliver-webhook'>;
 
+/** The outbound request of the use case: signed, SSRF-safe (`post`); what went wrong is an answer, never thrown. */
+function sender(settings: DeliverySettings): SendToWebhook {
+  return async ({ webhook, eventId, body, at }) => {
+    try {
+      const { status } = await post(webhook.url, body, deliveryHeaders(webhook.secret, eventId, body, at.getTime()), settings);
+      return { status };
+    } catch (failure) {
+      return { error: failure instanceof Error ? failure.message : String(failure), refused: failure instanceof OutboundError && failure.refused };
+    }
+  };
+}
+
 /**
- * One attempt to deliver a change to a webhook (issue 18). The webhook is read fresh: deleted or
- * made inactive since the change, nothing is sent. Each attempt is recorded in the delivery log.
- * A 2xx is delivered; anything else (another status, a 3xx included: redirects are not followed,
- * no answer in time, a connection error) is retried with backoff until WEBHOOK_RETRY_SECONDS
- * after the change, then given up (`UnrecoverableError`). A refused address is given up at once:
- * it does not become allowed by waiting.
+ * The `deliver-webhook` job: one attempt of `deliverChange` (issue 18). A failure is retried with
+ * backoff (BullMQ's, `webhookBackoff`) until the use case gives it up, then `UnrecoverableError`
+ * stops the retries; a refused address is given up at once.
  */
 export async function deliverWebhook(deps: DeliverDeps, job: DeliverJob): Promise<JobResult<'deliver-webhook'>> {
-  const { db, webhook: id, event } = job.data;
   const settings = deps.webhookDelivery;
-  const record = await deps.records.get(db);
-  const found = record ? await deps.store.entities(db).get(id) : undefined;
-  const webhook = record && found && isWebhookEntity(record.meta, found.entity.properties) ? webhookOf(found.entity) : undefined;
-  if (!webhook) return { delivered: false, skipped: 'gone' };
-  if (!webhook.active) {
-    // Switched off while it was being retried: the log says the retries stopped.
-    if (job.attemptsMade > 0) await deps.store.deliveries(db).abandon(id, event.id, 'not attempted again: the webhook is inactive');
-    return { delivered: false, skipped: 'inactive' };
-  }
-
-  const body = JSON.stringify(event);
-  const attemptedAt = new Date();
-  let status: number | undefined;
-  let error: string | undefined;
-  let refused = false;
-  try {
-    ({ status } = await post(webhook.url, body, deliveryHeaders(webhook.secret, event.id, body, attemptedAt.getTime()), settings));
-    if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `answered ${status}: redirects are not followed` : `answered ${status}`;
-  } catch (failure) {
-    error = failure instanceof Error ? failure.message : String(failure);
-    refused = failure instanceof OutboundError && failure.refused;
-  }
-  const delivered = error === undefined;
-  const failures = job.attemptsMade + 1;
-  const givenUp = !delivered && (refused || Date.now() + backoffDelay(settings.backoffMs, failures) > Date.parse(event.at) + settings.retryMs);
-  const state: DeliveryStatus = delivered ? 'delivered' : givenUp ? 'failed' : 'pending';
-  await deps.store.deliveries(db).record({
-    webhook: id,
-    event: event.id,
-    entity: event.entity,
-    kind: event.kind,
-    status: state,
-    // Starts, not failures: an attempt cut short by a worker that died counts too.
-    attempts: Math.max(job.attemptsStarted ?? 0, failures),
-    ...(status === undefined ? {} : { lastStatus: status }),
-    ...(error === undefined ? {} : { lastError: logged(error, webhook.secret) }),
-    lastAttemptAt: attemptedAt.toISOString(),
-    ...(delivered ? { deliveredAt: new Date().toISOString() } : {}),
-  });
-  if (delivered) return { delivered: true, status: status! };
-  const reason = logged(error!, webhook.secret);
-  if (givenUp) throw new UnrecoverableError(refused ? `refused: ${reason}` : `given up: ${reason}`);
-  throw new Error(reason);
+  const attempt = { ...job.data, attemptsMade: job.attemptsMade, ...(job.attemptsStarted === undefined ? {} : { attemptsStarted: job.attemptsStarted }) };
+  const result = await deliverChange(deps, attempt, settings, sender(settings));
+  if (result.outcome === 'skipped') return { delivered: false, skipped: result.skipped };
+  if (result.outcome === 'delivered') return { delivered: true, status: result.status };
+  if (result.givenUp) throw new UnrecoverableError(result.refused ? `refused: ${result.reason}` : `given up: ${result.reason}`);
+  throw new Error(result.reason);
 }

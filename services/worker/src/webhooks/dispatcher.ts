@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { boundedCache, changeEventOf, deliveryOf, webhookOf, type BoundedCache, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
+import { boundedCache, changeEventOf, webhookDeliveryOf, webhookOf, type BoundedCache, type ChangeRecord, type MetaTypes, type Webhook } from '@entia/domain';
 import { ChangeLogGroup, GroupMissing, isRedisUnavailable, type ChangeLog, type JobProducer, type LogEntry, type RedisBreaker } from '@entia/jobs';
+import { databasesWithWebhooks } from '@entia/entities';
 import type { Store } from '@entia/store';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -141,8 +142,7 @@ export class WebhookDispatcher {
 
   /** Lists the databases again (those created before webhooks existed have none) and joins the group on new ones. */
   private async refresh(): Promise<void> {
-    const records = await this.deps.store.registry.allDatabases();
-    this.databases = new Map(records.filter((record) => record.meta.webhook !== undefined).map((record) => [record._id, record.meta]));
+    this.databases = await databasesWithWebhooks(this.deps.store);
     for (const db of [...this.joined]) if (!this.databases.has(db)) this.joined.delete(db);
     for (const db of this.databases.keys()) {
       if (this.joined.has(db)) continue;
@@ -179,9 +179,7 @@ export class WebhookDispatcher {
   private async dispatchOne(db: string, meta: MetaTypes, entry: LogEntry<ChangeRecord>): Promise<void> {
     const { record } = entry;
     for (const webhook of await this.directory.of(db, meta, record)) {
-      // Changes made before it was created are not its business.
-      if (!webhook.active || Date.parse(record.at) < (Date.parse(webhook.createdAt) || 0)) continue;
-      const delivery = deliveryOf(record, webhook.owners.map((personId) => ({ personId })), webhook.filters);
+      const delivery = webhookDeliveryOf(webhook, record);
       if (delivery === undefined) continue;
       const event = changeEventOf(entry.id, db, record, delivery);
       await this.deps.jobs.enqueue('deliver-webhook', { db, webhook: webhook.id, event }, deliveryJobId(webhook.id, entry.id), DELIVERY_JOB_OPTIONS);
