@@ -16,6 +16,7 @@ describe('the target cache', () => {
   const redis = createRedis(process.env.REDIS_URL!, 'command', () => undefined);
 
   const create = async (values: ValueInput[]) => (await createEntity(deps, tenant, values))._id;
+  const typeNamed = (name: string): ValueInput[] => [{ type: '_type', reference: record.meta.entity }, { type: 'name', string: name }];
   /** The collection as the cache reads it, each read's ids noted. */
   const counted = () => {
     const reads: string[][] = [];
@@ -73,7 +74,9 @@ describe('the target cache', () => {
 
   it('keeps at most its bound, the least recently used going first', async () => {
     const cache = new TargetCache(deps.generations, 2);
-    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => create([{ type: '_type', reference: record.meta.entity }, { type: 'name', string: name }])));
+    // One after another: types are created under the database's definitions lease, and three at
+    // once could wait on it longer than this stack's short write wait.
+    const [a, b, c] = [await create(typeNamed('a')), await create(typeNamed('b')), await create(typeNamed('c'))];
     const { reads, entities } = counted();
     await cache.many(tenant.name, entities, [a!, b!]);
     await cache.many(tenant.name, entities, [a!]);
