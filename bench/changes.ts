@@ -1,5 +1,5 @@
 /**
- * Change feed benchmark (issue 18; not a test): end-to-end latency from a write to its event on
+ * Change feed benchmark (not a test): end-to-end latency from a write to its event on
  * open streams, and the memory an open stream costs. Starts the API as its own process (the
  * production entry point) on the stack of `.stack/env`, creates a database, opens `--streams`
  * streams (each over its own socket, as separate clients would), then makes `--writes` writes one

@@ -202,7 +202,7 @@ async function main(): Promise<void> {
       const analysedCount = await countDocs(filter);
       if (analysedCount !== last.count) log(`${query.id}: WARNING the analysis counts ${analysedCount} matches, the server ${last.count}`);
 
-      // The next page by cursor, as a client walking with `after` and `count=none` asks for it (issue 21).
+      // The next page by cursor, as a client walking with `after` and `count=none` asks for it.
       let cursor: QueryResult['cursor'];
       if (last.next) {
         const next = { ...parseListQuery(raw), count: 'none' as const, after: last.next };

@@ -1,5 +1,5 @@
 /**
- * How long making one thumbnail takes, per source and size (issue 16):
+ * How long making one thumbnail takes, per source and size:
  *
  * 1. the rendering edge the API runs on a first request (`imageInfo` + `renderThumbnail` of
  *    `@entia/files`: header read, centre crop, scale, WebP encoding), on sources made here;

@@ -39,7 +39,7 @@ const SILENCE_MS = 60_000;
 const RECONNECT_MS = 200;
 
 /**
- * `GET /api/{db}/changes` as a subscription (issue 18): each change reaches `onEvent` once, in order.
+ * `GET /api/{db}/changes` as a subscription: each change reaches `onEvent` once, in order.
  * A dropped connection, a server shutting down, a 5xx or a 429 is retried with backoff and resumed
  * with `Last-Event-ID`, so nothing is missed or repeated across reconnects (a `reset` notice says
  * when the server could not keep that promise); an expired token is renewed. A 4xx other than 401

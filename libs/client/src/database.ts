@@ -227,7 +227,7 @@ export class EntiaDatabase<S extends SchemaShape = AnySchema> {
    * ends when a page has no `next`. `skip` or `after` in `query` say where the first page starts
    * (`skip` counts positions, as `listEntities` does; the server refuses the two together); every
    * later page follows by cursor. `count` in `query` is ignored. Needs a server with cursor paging
-   * (Entia issue 21); an older one refuses `count`.
+   * (Entia since its cursor paging); an older one refuses `count`.
    */
   async *iterateEntities(query: EntityQuery = {}, options?: CallOptions): AsyncGenerator<Entity, void, undefined> {
     const pageSize = typeof query.limit === 'number' && query.limit > 0 ? query.limit : DEFAULT_PAGE_SIZE;

@@ -18,7 +18,7 @@ export function jwtExpiresAt(token: string): number | undefined {
 /**
  * The UTF-8 text a base64url segment encodes, with what browsers have as well as Node (`atob`,
  * `TextDecoder`): with Node's `Buffer` a browser failed to read `exp`, and took every token as
- * never expiring (issue 19). Throws on what is not base64url.
+ * never expiring. Throws on what is not base64url.
  */
 function base64UrlText(segment: string): string {
   if (!/^[A-Za-z0-9_-]*$/.test(segment)) throw new Error('not base64url');

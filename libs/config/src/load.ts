@@ -50,7 +50,7 @@ function corsProblem(candidate: Record<string, unknown>, raw: Record<string, str
   }
 }
 
-/** JWT_SECRETS / JWT_SECRET beyond their types (issue 22): one of them, well formed (`parseJwtSecrets`). */
+/** JWT_SECRETS / JWT_SECRET beyond their types: one of them, well formed (`parseJwtSecrets`). */
 function jwtSecretsProblem(candidate: Record<string, unknown>): string | undefined {
   const { JWT_SECRET, JWT_SECRETS } = candidate;
   if (typeof JWT_SECRET !== 'string' || typeof JWT_SECRETS !== 'string') return undefined;
@@ -62,7 +62,7 @@ function jwtSecretsProblem(candidate: Record<string, unknown>): string | undefin
   }
 }
 
-/** The sign-in settings (issue 20) beyond their types: each well formed, and those that go together given together. */
+/** The sign-in settings beyond their types: each well formed, and those that go together given together. */
 function signInProblems(config: Config): string[] {
   const found: string[] = [];
   const check = (name: string, parse: () => unknown) => {
@@ -82,7 +82,7 @@ function signInProblems(config: Config): string[] {
   return found;
 }
 
-/** The mail settings (issue 33, item 5) beyond their types: a URL that parses (never shown: it may hold a password), and what goes with it. */
+/** The mail settings beyond their types: a URL that parses (never shown: it may hold a password), and what goes with it. */
 function mailProblems(config: Config): string[] {
   if (config.SMTP_URL === 'none') return [];
   const found: string[] = [];

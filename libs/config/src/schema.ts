@@ -313,7 +313,7 @@ export const ConfigSchema = Type.Object({
     minLength: 1,
     description: 'Comma-separated origins of the web apps passkeys are used from, each on WEBAUTHN_RP_ID (https://app.example.com). Required with WEBAUTHN_RP_ID.',
   }),
-  // Invitations (issue 33, item 5): e-mailed through SMTP_URL, linking to APP_URL.
+  // Invitations: e-mailed through SMTP_URL, linking to APP_URL.
   SMTP_URL: Type.String({
     default: 'none',
     pattern: '^(none|smtps?://\\S+)$',
@@ -337,7 +337,7 @@ export const ConfigSchema = Type.Object({
     maximum: 600000,
     description: 'Grace period on SIGTERM: requests in flight (API) and running jobs (worker) finish within it; the process has exited by then (code 1 if it cut them short).',
   }),
-  // Traces (issue 22): the standard OpenTelemetry variables, as far as Entia reads them.
+  // Traces: the standard OpenTelemetry variables, as far as Entia reads them.
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.String({
     default: 'none',
     pattern: '^(none|https?://[^\\s?#]+)$',

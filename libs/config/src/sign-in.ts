@@ -1,7 +1,7 @@
 import { issuerUrlProblem } from '@entia/domain';
 import { parseCorsOrigins } from './cors';
 
-/** An OpenID provider people may sign in with (issue 20). */
+/** An OpenID provider people may sign in with. */
 export interface OidcProvider {
   /** The name in `/api/auth/oidc/<name>`. */
   name: string;
@@ -13,7 +13,7 @@ export interface OidcProvider {
 }
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-/** Paths beside `/api/auth/<provider>` (Entu's client starts a provider sign-in there, issue 33). */
+/** Paths beside `/api/auth/<provider>` (Entu's client starts a provider sign-in there). */
 const RESERVED_NAMES = new Set(['oidc', 'passkey', 'refresh']);
 const DEFAULT_SCOPE = 'openid email profile';
 const PROVIDER_KEYS = new Set(['issuer', 'clientId', 'clientSecret', 'scope']);

@@ -15,7 +15,7 @@ interface DefinitionSpec {
 
 type MetaName = keyof MetaTypes;
 
-/** The property definitions every new database starts with, per meta-type (SPEC §4, §5; `webhook`: issue 18). */
+/** The property definitions every new database starts with, per meta-type (SPEC §4, §5; `webhook`). */
 const META_DEFINITIONS: Record<MetaName, DefinitionSpec[]> = {
   entity: [
     { name: 'name', type: 'string', search: true },
@@ -44,7 +44,7 @@ const META_DEFINITIONS: Record<MetaName, DefinitionSpec[]> = {
   ],
   database: [
     { name: 'name', type: 'string', search: true },
-    // Sign-in settings (issue 20, sign-in-settings.ts): off until an owner turns them on.
+    // Sign-in settings (sign-in-settings.ts): off until an owner turns them on.
     { name: 'oidc_self_registration', type: 'boolean' },
     { name: 'oidc_email_match', type: 'boolean' },
   ],

@@ -18,7 +18,7 @@ export interface CounterRequest {
 const isCounter = (definition: PropertyDefinition | undefined) => definition?.type === 'counter';
 
 /**
- * A write's items with every counter request set apart (issue 33, item 6). On a counter property
+ * A write's items with every counter request set apart. On a counter property
  * a new value is `{type, counter: <step>}`: it waits in `requests` for the next number. An existing
  * value named by `_id`, sent back with `counter` and its own text as Entu's form does whenever the
  * field loses focus, stays what it is. Everything else is refused with the item it names: `counter`

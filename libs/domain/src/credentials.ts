@@ -5,7 +5,7 @@ import type { Caller } from './rights';
 import type { ValueInput } from './value-input';
 
 /**
- * Credentials (SPEC §6, issue 20): the values of a person through which someone signs in as that
+ * Credentials (SPEC §6): the values of a person through which someone signs in as that
  * person. Each is indexed in the control database while it exists; deleting the value (or its
  * person) revokes it, and the tokens it gave stop at their next key check.
  *

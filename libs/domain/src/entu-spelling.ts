@@ -2,7 +2,7 @@ import { invalid } from './errors';
 import type { ValueInput } from './write';
 
 /**
- * Entu's name for an Entia credential property, as its web client writes it (issue 33, item 4):
+ * Entu's name for an Entia credential property, as its web client writes it:
  * its edit form's "Generate API Key" sends `{type: 'entu_api_key', string: 'generate'}`. The
  * name is Entu's reserved credential name, so it means this whatever the type defines.
  */
@@ -41,7 +41,7 @@ export function inEntuSpelling<T extends { type: string }>(written: readonly T[]
 }
 
 /**
- * Entu's name for a person's way in (issue 33, item 5): its edit form's "Send invite" writes
+ * Entu's name for a person's way in: its edit form's "Send invite" writes
  * `{type: 'entu_user', string: 'send-invite'}`, which sends the person an invitation. Entia stores
  * nothing under the name: the invitation is a capability of its own, not a value.
  */

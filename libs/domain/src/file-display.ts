@@ -1,5 +1,5 @@
 /**
- * How a file value's signed URL asks storage to answer (issue 32, item 11): shown in the browser
+ * How a file value's signed URL asks storage to answer: shown in the browser
  * (`inline`, under the content type given here), or saved (`attachment`, under the type it was
  * stored with). `?download=true` always saves; this is the rule for the `url` of a value.
  */

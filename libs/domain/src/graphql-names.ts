@@ -1,5 +1,5 @@
 /**
- * GraphQL names for a database's types and properties (issue 17). GraphQL names are
+ * GraphQL names for a database's types and properties. GraphQL names are
  * `/^[_A-Za-z][_0-9A-Za-z]*$/` and may not start with `__`; ours are free text (types) or may hold
  * characters GraphQL refuses. The rule is pure and deterministic, so the same database always gets
  * the same schema, and collision-free: two sources that sanitise alike get `_2`, `_3`… in the

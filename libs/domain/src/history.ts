@@ -17,7 +17,7 @@ export const DELETED = '_deleted';
 export type Author = { at: string; by: string } | { at: string; worker: true };
 
 /**
- * One recorded change of an entity (issue 16), its wire shape (`ChangeSchema`): `type` is the
+ * One recorded change of an entity, its wire shape (`ChangeSchema`): `type` is the
  * property name (or `_deleted`), `old` and `new` the value before and after. Added: `new` only;
  * deleted: `old` only; overwritten or replaced: both. Secrets are recorded as clients see them
  * (`***`), never as stored.

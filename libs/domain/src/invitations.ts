@@ -3,7 +3,7 @@ import { forbidden, invalid, unauthenticated } from './errors';
 import { hasRight, type Caller } from './rights';
 
 /**
- * Invitations (issue 33, item 5): a person's owner sends the person a link with which they sign in
+ * Invitations: a person's owner sends the person a link with which they sign in
  * once, with a provider or a passkey, and so bind that way in to the person. The link carries a
  * JWT-shaped token because Entu's client reads the database from the token's payload (`db`).
  */

@@ -47,7 +47,7 @@ export interface Materialised extends StoredEntity {
  * references labelled, its rights inherited (on a refresh), its formulas computed, its computed
  * system properties (`_reference`, `_changed`) brought up to date, then its index
  * entries (access list, search tokens, sort keys, attribute values). Rights first:
- * its owners, inherited ones included, decide which labels and formula terms it may copy (issue 14).
+ * its owners, inherited ones included, decide which labels and formula terms it may copy.
  * The one place that builds a stored entity, for the write path and the refresh alike. Pure.
  */
 export function materialise(input: MaterialiseInput): Materialised {

@@ -10,7 +10,7 @@ export interface MetaTypes {
   person: string;
   database: string;
   /**
-   * The `webhook` meta-type (issue 18). Absent on databases created before it existed: they have
+   * The `webhook` meta-type. Absent on databases created before it existed: they have
    * no webhooks (`createDatabase` bootstraps it for new ones).
    */
   webhook?: string;

@@ -10,7 +10,7 @@ const LEVEL: Record<Right, number> = { viewer: 1, expander: 2, editor: 3, owner:
 export const RIGHT_PROPERTIES = ['_owner', '_editor', '_expander', '_viewer'] as const;
 
 /**
- * Entu's denial (issue 33): the persons it names hold no right on the entity, whether the right is
+ * Entu's denial: the persons it names hold no right on the entity, whether the right is
  * its own or inherited, and pass it on to no child. It does not override `_sharing` (a `domain` or
  * `public` entity stays readable to them as to everyone).
  */
@@ -62,8 +62,8 @@ export function canRead(properties: Properties, caller: Caller): boolean {
 }
 
 /**
- * Whether values of `source` may be copied into `holder` — as a reference label or a formula term
- * (issue 14): some `_owner` of the holder (inherited owners included) may read the source, or
+ * Whether values of `source` may be copied into `holder` — as a reference label or a formula term:
+ * some `_owner` of the holder (inherited owners included) may read the source, or
  * anyone may (public). The owners decide who else reads the holder, so what it shows of others is
  * what they could copy by hand; a holder left without owners copies only public values.
  */

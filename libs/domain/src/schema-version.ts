@@ -1,5 +1,5 @@
 /**
- * Whether a process of this code may serve the stored schema (issue 22). Migrations are additive,
+ * Whether a process of this code may serve the stored schema. Migrations are additive,
  * so a newer schema is served (with a warning: a rollback after a migration); an older one is not
  * (the code relies on what the missing migrations add), until `entia-admin migrate` has run.
  */

@@ -1,6 +1,6 @@
 /**
  * Where a provider sign-in started the way Entu's web client starts it (`GET /api/auth/<provider>
- * ?next=<url>`) may send the browser back with its one-time key (issue 33, item 1). `next` carries
+ * ?next=<url>`) may send the browser back with its one-time key. `next` carries
  * the app's own query (`?invite=…&key=`), so it is compared with the allowed return addresses
  * (OIDC_REDIRECT_URIS) by origin and path, not exactly as the code flow's `redirect` is; anything
  * else would be an open redirect handing a sign-in key to whoever wrote the link.

@@ -3,8 +3,8 @@ import type { Filter } from './query/ast';
 import type { ValueInput } from './write';
 
 /**
- * What a database's owners allow OpenID Connect sign-in to do beyond identities they linked
- * (issue 20), as boolean properties of the `database` entity. New databases define both; an older
+ * What a database's owners allow OpenID Connect sign-in to do beyond identities they linked,
+ * as boolean properties of the `database` entity. New databases define both; an older
  * one gains them by defining the properties on its `database` type.
  */
 export const SIGN_IN_SETTINGS = {

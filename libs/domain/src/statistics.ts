@@ -23,7 +23,7 @@ export interface UsageFigures {
 }
 
 /**
- * The answer of `GET /api/{db}` in Entu's shape (issue 32, item 8) from what was counted and the
+ * The answer of `GET /api/{db}` in Entu's shape from what was counted and the
  * database entity's `name` values the caller may read. What Entia does not have is said plainly:
  * no quotas (`limit: null`), no AI (`tokens.usage: 0`), no request counts (`requests.usage: null`),
  * no bytes kept for deleted files (`files.deleted: 0`).

@@ -1,7 +1,7 @@
 import { DomainError, notFound } from './errors';
 
 /**
- * Thumbnails of image file values (issue 16): square, centre cover-crop, WebP, one of a fixed set
+ * Thumbnails of image file values: square, centre cover-crop, WebP, one of a fixed set
  * of sizes. These are the rules; reading, decoding and storing images are the edges' job.
  */
 

@@ -14,7 +14,7 @@ export const MAX_WEBHOOK_URL = 2048;
 export const MIN_WEBHOOK_SECRET = 16;
 
 /**
- * A webhook as the worker sends to it (issue 18): where, what (its `filter` parsed), the HMAC key,
+ * A webhook as the worker sends to it: where, what (its `filter` parsed), the HMAC key,
  * whether it is on, who it acts for (its `_owner`s: it receives what they may read), and since when
  * (changes made before its creation are not sent).
  */
@@ -133,7 +133,7 @@ export function webhookOf(entity: Entity): Webhook | undefined {
 }
 
 /**
- * How a change reaches a webhook (issue 18), or undefined when it does not: nothing while the
+ * How a change reaches a webhook, or undefined when it does not: nothing while the
  * webhook is switched off, nothing of what happened before it was created (not its business), and
  * otherwise what its owners may read of the change through its filters (`deliveryOf`).
  */

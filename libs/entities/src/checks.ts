@@ -78,7 +78,7 @@ function withTypes(loaded: Map<string, Entity>, ids: readonly string[], types: R
  * What a write references, and, when it creates the entity, the caller too: a new entity's `_owner`
  * and `_created` name them, and are labelled like the references the client wrote (else the worker
  * would rewrite every new entity to label them). A change of an existing entity keeps the labels
- * its values have, so it reads only what it newly references (issue 21: one read less per change).
+ * its values have, so it reads only what it newly references (one read less per change).
  */
 export const wantedBy = (result: WriteResult, caller: Caller, creating = true): string[] => [...result.references.map((r) => r.id), ...readFirst(caller, creating)];
 

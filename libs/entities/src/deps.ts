@@ -20,7 +20,7 @@ export interface SettleDeps {
   /** Tokens that cached copies and schemas are keyed by; every write replaces the entity's. */
   generations: Generations;
   schemas: SchemaCache;
-  /** Each database's change log (issue 18): every committed change is published there. */
+  /** Each database's change log: every committed change is published there. */
   changes: ChangeLog<ChangeRecord>;
   /** Removes a stored object; removing an absent one succeeds. */
   objects: { remove(key: string): Promise<void> };
@@ -62,7 +62,7 @@ export interface InvitationRecord {
   person: string;
 }
 
-/** Invitations (issue 33, item 5): the keys their tokens are signed with, and the record that makes each usable once. */
+/** Invitations: the keys their tokens are signed with, and the record that makes each usable once. */
 export interface InvitationDeps {
   keys: InvitationKeys;
   /** Keeps each invitation for INVITATION_SECONDS. */

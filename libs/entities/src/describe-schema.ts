@@ -3,7 +3,7 @@ import { schemaOf } from './definitions';
 import type { Tenant } from './tenant';
 
 /**
- * GET /{db}/schema (issue 19): the database's types and property definitions the caller may read,
+ * GET /{db}/schema: the database's types and property definitions the caller may read,
  * in one answer. Served from the schema cache (one Redis GET for its token while nothing changed),
  * never a scan of its own; the domain decides what the caller sees and in which order.
  */

@@ -4,7 +4,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Removes the history of entities deleted more than `retentionDays` ago, in every database
- * (issue 16: readable by their last owners until then). Idempotent; resolves with how many
+ * (readable by their last owners until then). Idempotent; resolves with how many
  * entities' histories were removed.
  */
 export async function expireHistory(store: Store, retentionDays: number, now = Date.now()): Promise<number> {

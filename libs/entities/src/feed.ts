@@ -4,7 +4,7 @@ import { checkAgainstSchema } from './list';
 import type { Tenant } from './tenant';
 
 /**
- * The query of a change feed (issue 18): the list syntax's filters and `props`, checked against the
+ * The query of a change feed: the list syntax's filters and `props`, checked against the
  * database's definitions as a list's are (a filter of the wrong type for its property is 400).
  */
 export async function feedQueryOf(deps: Parameters<typeof schemaOf>[0], tenant: Tenant, raw: RawQuery): Promise<FeedQuery> {

@@ -4,7 +4,7 @@ import { visible } from './read';
 import type { Tenant } from './tenant';
 
 /**
- * Whether the caller may read the history of entity `id` (issue 16): while it exists, whoever may
+ * Whether the caller may read the history of entity `id`: while it exists, whoever may
  * read it now; once deleted, its last owners, until the retention removes it. Else 404, as for
  * any entity the caller cannot read.
  */

@@ -20,7 +20,7 @@ import { addValues, createEntity } from './write/values';
 const REFUSED = 'This identity is not a person of this database.';
 
 /**
- * An OpenID Connect sign-in (issue 20), once the provider's answer is verified: the person whose
+ * An OpenID Connect sign-in, once the provider's answer is verified: the person whose
  * `_identity` it is; else, when the database's owners allow it, the one person with the verified
  * e-mail (the identity is linked to them) or a new person (self-registration). Anything else is
  * refused, revoked and unknown identities alike. `tenant` is the database, with no caller.
@@ -105,7 +105,7 @@ async function personWithEmail(tenant: Tenant, email: string): Promise<string | 
 
 /**
  * The databases where this identity is a person's, for a sign-in that names none (Entu's client
- * after a provider sign-in, issue 33): every database's record id for it, looked up in one query.
+ * after a provider sign-in): every database's record id for it, looked up in one query.
  * Revoked links do not count. Cost grows with the number of databases (one id each, one read).
  */
 export async function databasesOfIdentity(deps: EntitiesDeps, identity: Identity): Promise<string[]> {

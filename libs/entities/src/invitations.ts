@@ -43,7 +43,7 @@ function invitationsOf(deps: EntitiesDeps): InvitationDeps {
 }
 
 /**
- * An invitation to person `personId` (issue 33, item 5), by a caller who owns the person: a signed
+ * An invitation to person `personId`, by a caller who owns the person: a signed
  * token (database, person, a random id, 24 h), kept server-side until used so that it opens once.
  * Nothing is written to the person. The caller sends it (or shows it) and withdraws it
  * (`withdrawInvitation`) when that fails.
@@ -75,7 +75,7 @@ export async function withdrawInvitation(deps: EntitiesDeps, token: string): Pro
 }
 
 /**
- * Accepts an invitation (issue 33, item 5) with a provider identity the server has just verified:
+ * Accepts an invitation with a provider identity the server has just verified:
  * the token must be signed by us, to `tenant`'s database, unexpired and unused (each failure 401).
  * It is taken (once, atomically), and the identity is bound to the invited person as a sign-in
  * matched by e-mail binds it; an identity already bound to this same person is fine, one bound to

@@ -21,7 +21,7 @@ export async function passkeyHolder(tenant: Tenant): Promise<{ personId: string;
   return { personId, name: strings('name')[0] ?? '', passkeys: strings('_passkey') };
 }
 
-/** Adds a verified passkey to the caller's own person (issue 20): a `_passkey` value, its public part in the index. */
+/** Adds a verified passkey to the caller's own person: a `_passkey` value, its public part in the index. */
 export async function registerPasskey(deps: EntitiesDeps, tenant: Tenant, passkey: RegisteredPasskey): Promise<Value> {
   const { personId } = signedIn(tenant);
   const { id, ...key } = passkey;

@@ -10,7 +10,7 @@ export const FORGET_AFTER_MS = 60_000;
 
 /**
  * Publishes the creations whose request did not (its process died between the insert and the
- * publication, issue 18): every intent older than `olderThanMs` whose entity was stored — it
+ * publication): every intent older than `olderThanMs` whose entity was stored — it
  * exists, or was deleted since (its history says so) — is published; one whose entity never came
  * to be is forgotten after `FORGET_AFTER_MS`. Resolves to the number published.
  */

@@ -4,7 +4,7 @@ import { hashApiKey } from './api-keys';
 
 /**
  * An indexed credential that still opens its database, with its person: undefined when it was
- * revoked, its person deleted, or a person it depends on deleted (issue 14: rights follow people).
+ * revoked, its person deleted, or a person it depends on deleted (rights follow people).
  * One control read and one read of at most `MAX_KEY_SPONSORS + 1` entities by primary key.
  */
 export async function liveKey(store: Store, hash: string): Promise<{ key: KeyRecord; person: Entity } | undefined> {

@@ -36,7 +36,7 @@ export class FiguresNotReady extends Error {
 }
 
 /**
- * `GET /api/{db}` (issue 32, item 8): a database's statistics in Entu's shape, for its members.
+ * `GET /api/{db}`: a database's statistics in Entu's shape, for its members.
  * Counting reads whole collections, so the figures are counted at most once per database while
  * they are kept (the cache, shared by the API processes), and requests of one process arriving
  * while they are counted wait for that count rather than starting their own. A count longer than

@@ -7,7 +7,7 @@ import type { EntityCollection } from '@entia/store';
  * entity's generation token, which every write of it (the API's and the worker's) replaces before
  * and after its commit. So an entry is used only while its entity is unchanged — as current as a
  * read, the argument of the cached GET (docs/decisions.md) — and a reference read since it was last
- * written costs no database read (issue 21). A create's caller is read past it (`readFirst` in
+ * written costs no database read. A create's caller is read past it (`readFirst` in
  * checks.ts).
  *
  * The token is read before the entity: an entity read after a write replaced the token is kept

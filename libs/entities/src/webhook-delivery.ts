@@ -31,7 +31,7 @@ export type DeliveryOutcome =
   | { outcome: 'failed'; givenUp: boolean; refused: boolean; reason: string };
 
 /**
- * One attempt to deliver a change to a webhook (issue 18). The webhook is read fresh: deleted or
+ * One attempt to deliver a change to a webhook. The webhook is read fresh: deleted or
  * made inactive since the change, nothing is sent (and a delivery that was being retried is marked
  * abandoned). Each attempt is recorded in the delivery log; whether a failure is retried or given
  * up is the domain's `deliveryStateAfter`.

@@ -15,7 +15,7 @@ import { readable } from './read';
 import type { Tenant } from './tenant';
 
 /**
- * The rules of a write that leaves `entity` a webhook (issue 18): the writer owns the database
+ * The rules of a write that leaves `entity` a webhook: the writer owns the database
  * (403 otherwise), and its url, filter and secret are valid (400). Every write path asks it
  * (`checkAgainstTargets`): a create, a change of values, an import, a duplicate.
  */

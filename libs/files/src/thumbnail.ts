@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 
 /**
- * The image-processing edge of thumbnails (issue 16), over sharp (libvips). What may be made into
+ * The image-processing edge of thumbnails, over sharp (libvips). What may be made into
  * a thumbnail, and of what size, is the domain's (`libs/domain/src/thumbnails.ts`); this reads a
  * header and renders pixels, within the bounds it is given.
  */

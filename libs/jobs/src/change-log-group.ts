@@ -12,7 +12,7 @@ export class GroupMissing extends Error {
 const isNoGroup = (error: unknown) => error instanceof Error && /NOGROUP/.test(error.message);
 
 /**
- * A Redis consumer group over the change logs of several databases (issue 18): each event is
+ * A Redis consumer group over the change logs of several databases: each event is
  * handed to one consumer of the group (one worker process) and stays in that consumer's pending
  * list until acknowledged; what a consumer that died leaves there is claimed by another (`claim`).
  * So every event is handled at least once, whichever worker dies when. `read` blocks, so it takes

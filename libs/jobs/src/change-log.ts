@@ -88,7 +88,7 @@ return 0
 type Fields = [string, string[]][];
 
 /**
- * The change log of each database (issue 18): a Redis stream per database, shared by every API
+ * The change log of each database: a Redis stream per database, shared by every API
  * replica and the worker, bounded by `RetentionSettings`. Every call but `tail` goes through the
  * breaker (fails at once while Redis is away); `tail` blocks, so it takes a connection of its own.
  */

@@ -3,7 +3,7 @@ import { isRedisUnavailable } from './breaker';
 
 /**
  * Values kept in Redis for a fixed time, as JSON under `<prefix>:<name>:<key>`, for figures that may
- * be a little old rather than invalidated by writes (a database's statistics, issue 32): unlike the
+ * be a little old rather than invalidated by writes (a database's statistics): unlike the
  * generation-keyed caches, nothing replaces an entry before it expires. What may be lost: put it
  * on the cache's Redis. Redis being away is no failure: `get` finds nothing and `set` keeps nothing.
  */

@@ -15,7 +15,7 @@ import type { RedisBreaker } from './breaker';
  * entity), and a counter restarting at 1 could meet an entry of its previous life.
  *
  * A token that is missing — never set, expired, or evicted by a cache Redis that may evict
- * (CACHE_REDIS_URL, issue 22) — matches nothing: no entry is read or stored under "no token". A
+ * (CACHE_REDIS_URL) — matches nothing: no entry is read or stored under "no token". A
  * reader that finds none `claim`s a fresh one (only if still none: a writer's token always wins)
  * and stores under that, so an entry made before an eviction can never be taken for current.
  *

@@ -40,7 +40,7 @@ export class JobProducer {
     prefix: string,
     onError: (error: Error) => void,
   ) {
-    // With tracing on (issue 22), each job carries its producer's trace context (W3C traceparent in
+    // With tracing on, each job carries its producer's trace context (W3C traceparent in
     // its options) and the worker's processing span continues that trace; off, BullMQ's plain path.
     this.queue = new Queue(QUEUE_NAME, { connection: breaker.redis, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS, telemetry: queueTelemetry() });
     this.queue.on('error', onError);

@@ -31,7 +31,7 @@ export interface JobTypes {
     result: { entities: number };
   };
   /**
-   * POST one change to one webhook (issue 18), retried with backoff until WEBHOOK_RETRY_SECONDS
+   * POST one change to one webhook, retried with backoff until WEBHOOK_RETRY_SECONDS
    * after the change. Enqueued by the worker's dispatcher under the id
    * `webhook-<webhook id>-<event id>`, so reading a change twice sends it once. `event` is the
    * change event as the change feed sends it (`ChangeEvent` of @entia/domain): the body.

@@ -77,7 +77,7 @@ export function decodeFields(stored: Document): Document {
 const ID = STORAGE['object-id'];
 const MOMENT = STORAGE.date;
 
-// A value's `type` is the name of the property it is stored under: not stored again (issue 21: it
+// A value's `type` is the name of the property it is stored under: not stored again (it
 // was one more field in every value), given back from the property's name when decoded.
 function encodeValue(value: Value): Document {
   const { _id, type: _name, created, ...data } = value;
@@ -94,7 +94,7 @@ function decoded(stored: Document | Uint8Array): Document {
 }
 
 function decodeValue(name: string, raw: Document | Uint8Array): Value {
-  // Documents written before issue 21 still hold `type`: the property's name wins either way.
+  // Documents written before values dropped it still hold `type`: the property's name wins either way.
   const { _id, type: _stored, created, ...data } = decoded(raw);
   return {
     _id: ID.decode(_id) as string,

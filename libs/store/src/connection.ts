@@ -178,12 +178,12 @@ export class Store {
     return new DatabaseUsage(this.database(name), maxTimeMS);
   }
 
-  /** The counters of a tenant database (issue 33). */
+  /** The counters of a tenant database. */
   counters(name: string): Counters {
     return new Counters(this.database(name), this.options.timeoutMs);
   }
 
-  /** The delivery log of a tenant database's webhooks (issue 18). */
+  /** The delivery log of a tenant database's webhooks. */
   deliveries(name: string): WebhookDeliveries {
     let deliveries = this.deliveryLogs.get(name);
     if (!deliveries) {

@@ -26,7 +26,7 @@ export interface PasskeyKey {
 }
 
 /**
- * Where a credential belongs (an API key, an identity, a passkey: issue 20); `_id` is a SHA-256
+ * Where a credential belongs (an API key, an identity, a passkey); `_id` is a SHA-256
  * made from it (an API key's own hash), so the lookup at sign-in is by primary key, and one
  * credential can belong to one person only.
  */

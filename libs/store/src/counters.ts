@@ -16,7 +16,7 @@ export class CounterBusy extends Error {
 }
 
 /**
- * The counters of a tenant database (issue 33, item 6): the next number of a counter property, unique
+ * The counters of a tenant database: the next number of a counter property, unique
  * however many writers and API processes ask at once. MongoDB's `$inc` in `findOneAndUpdate` is one
  * atomic step; FerretDB runs it as a read then a write, so two writers can be handed the same
  * number. Each number is therefore also claimed by inserting its own `_id` into `counter_claim`,

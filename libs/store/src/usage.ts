@@ -10,7 +10,7 @@ const NAMESPACE_NOT_FOUND = 26;
 
 /**
  * What a tenant database holds, counted: for `entia-admin databases` and the statistics of
- * `GET /api/{db}` (issue 32), so both count the same way. Documents are counted from the
+ * `GET /api/{db}`, so both count the same way. Documents are counted from the
  * collections' own counts (`$collStats`, no scan); values, file bytes and deleted values read whole
  * collections, so callers keep the results a while rather than asking per request.
  * Written for FerretDB 1.24 as much as for MongoDB: `$match`, an inclusion `$project`, `$unwind`,

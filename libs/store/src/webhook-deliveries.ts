@@ -8,7 +8,7 @@ export const WEBHOOK_DELIVERY_INDEXES: readonly IndexDefinition[] = [{ key: { we
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 /**
- * One change sent to one webhook (issue 18), as its last attempt left it: `pending` while it is
+ * One change sent to one webhook, as its last attempt left it: `pending` while it is
  * retried, `delivered` once a 2xx answered, `failed` once given up.
  */
 export interface WebhookDelivery {

@@ -8,7 +8,7 @@ export { commandShape, queryShape, scrubbedAttributes, withoutCredentials } from
 let started: StartedTracing | undefined;
 
 /**
- * Starts tracing (issue 22) when an OTLP endpoint is configured; returns whether it runs. Call it
+ * Starts tracing when an OTLP endpoint is configured; returns whether it runs. Call it
  * before anything traced is loaded — express, ioredis, mongodb, bullmq: the instrumentations
  * patch those modules as they are required. Without an endpoint it loads nothing of
  * OpenTelemetry (the SDK is required here, not imported above), so tracing off costs nothing.

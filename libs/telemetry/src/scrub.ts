@@ -1,5 +1,5 @@
 /**
- * What a span may carry (issue 22: secrets never in span attributes). The instrumentations record
+ * What a span may carry (secrets never in span attributes). The instrumentations record
  * URLs, queries and statements; these rules keep their shape and drop their values. Pure, so each
  * rule has its table test (libs/telemetry/test/scrub.test.ts).
  */

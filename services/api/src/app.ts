@@ -61,7 +61,7 @@ export function createApp(deps: Deps, lifecycle: Lifecycle = new Lifecycle(), re
   // Before admission and every guard, so every answer carries CORS headers, errors included.
   app.use(corsHeaders(parseCorsOrigins(config.CORS_ORIGINS)));
   app.use(admission(lifecycle));
-  // main.ts passes the schema gate: nothing is served on a schema older than the code's (issue 22).
+  // main.ts passes the schema gate: nothing is served on a schema older than the code's.
   if (schema) app.use(schemaGuard(schema));
   app.use(helmet());
 

@@ -27,7 +27,7 @@ export function openDeps(config: Config, logger: Logger, connection?: Connection
     ...entities,
     logger,
     hub: new ChangeHub(entities.changes, config.REDIS_URL, logger, config.DEPENDENCY_TIMEOUT_MS),
-    // Invitations (issue 33, item 5): signed with keys derived from the token secrets, each kept in
+    // Invitations: signed with keys derived from the token secrets, each kept in
     // Redis (its token's hash only) until used or a day has passed.
     invitations: {
       keys: new InvitationKeys(parseJwtSecrets(config)),

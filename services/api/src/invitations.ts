@@ -9,7 +9,7 @@ import { mailFailure, type Mailer } from './mail/mailer';
 type InvitationValue = Value & { email: string; invite: string; url?: string };
 
 /**
- * Entu's "send invite" (issue 33, item 5) at the API's edge: the invitation is made
+ * Entu's "send invite" at the API's edge: the invitation is made
  * (`createInvitation`: rights, the person's e-mail, a single-use token) and then e-mailed through
  * SMTP_URL, or — without SMTP_URL — answered once to the inviter (`invite`: the token; `url`: the
  * link, when APP_URL is set). An e-mail the server does not take withdraws the invitation and is a

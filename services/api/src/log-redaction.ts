@@ -21,14 +21,14 @@ const SECRET_QUERY_PARAMETERS = new Set([
   'api_key',
   'apikey',
   'key',
-  // A change stream's single-use ticket (issue 18).
+  // A change stream's single-use ticket.
   'ticket',
-  // OpenID Connect sign-in (issue 20): the provider's authorization code and state at the
+  // OpenID Connect sign-in: the provider's authorization code and state at the
   // callback, the one-time code an app receives.
   'code',
   'state',
   'entia_code',
-  // An invitation's token (issue 33, item 5), as Entu's client passes it on: `GET /api/auth?invite=`,
+  // An invitation's token, as Entu's client passes it on: `GET /api/auth?invite=`,
   // and its pages' `?token=` (above) and `?invite=`.
   'invite',
 ]);

@@ -37,7 +37,7 @@ function main(): void {
   );
   const registry = new Registry();
   if (config.MONGODB_COMMAND_METRICS) countCommands(deps.store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
-  // Indexes and data migrations are `entia-admin migrate`'s (issue 22): the API only reads the
+  // Indexes and data migrations are `entia-admin migrate`'s: the API only reads the
   // stored schema version, and serves nothing while it is older than this code's (re-read every SCHEMA_RECHECK_MS).
   const schema = new SchemaGate(deps.store, logger, { intervalMs: config.SCHEMA_RECHECK_MS, onChange: schemaMetrics(registry) }).start();
 

@@ -1,5 +1,5 @@
 /**
- * Tracing (issue 22), started before anything it traces is loaded: main.ts imports this module
+ * Tracing, started before anything it traces is loaded: main.ts imports this module
  * first, and CommonJS runs imports in order, so express, ioredis, mongodb and bullmq are required
  * after the instrumentations are in place. Without OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT nothing
  * of OpenTelemetry is loaded. A bad setting stops the process here, with main's one line.

@@ -10,7 +10,7 @@ export type Processors = { [N in JobName]: Processor<N> };
 /** What the processors reach: the worker never talks HTTP to the API, only to the shared stores. */
 export interface ProcessorDeps extends SettleDeps {
   records: DatabaseRecords;
-  /** How webhook deliveries are made (issue 18). */
+  /** How webhook deliveries are made. */
   webhookDelivery: DeliverySettings;
 }
 

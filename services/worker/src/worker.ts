@@ -68,7 +68,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     lockDuration: config.WORKER_LOCK_MS,
     stalledInterval: Math.min(config.WORKER_LOCK_MS, 30_000),
     settings: { backoffStrategy: webhookBackoff(config.WEBHOOK_BACKOFF_MS) },
-    // Tracing on (issue 22): each job's processing is a span in the trace of whoever enqueued it.
+    // Tracing on: each job's processing is a span in the trace of whoever enqueued it.
     telemetry: queueTelemetry(),
     // Started by the schema gate below, once the stored schema is current.
     autorun: false,
@@ -77,7 +77,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
   /** The sweep, the webhook dispatcher and the history expiry: started with the jobs. */
   const startBackground = () => [
-    // Changes to webhook deliveries (issue 18). A dead worker's undispatched changes are taken over
+    // Changes to webhook deliveries. A dead worker's undispatched changes are taken over
     // after twice the job lock (a minute by default), the same notion of "this worker is gone".
     new WebhookDispatcher(
       { store, jobs: queue, changes, breaker, logger },
@@ -97,7 +97,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   if (config.MONGODB_COMMAND_METRICS) countCommands(store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
   let closing = false;
-  // No job, sweep or delivery on a schema older than the code's (issue 22): the gate re-reads the
+  // No job, sweep or delivery on a schema older than the code's: the gate re-reads the
   // stored version every SCHEMA_RECHECK_MS and starts them once `entia-admin migrate` has brought it up.
   const schema = new SchemaGate(store, logger, { intervalMs: config.SCHEMA_RECHECK_MS }).start();
   let background: { stop(): Promise<unknown> }[] = [];

@@ -113,7 +113,7 @@ export const PROMTOOL: BinarySpec = {
 };
 
 /**
- * Mailpit, the SMTP server of the test stack (issue 33, item 5): it takes every message and shows
+ * Mailpit, the SMTP server of the test stack: it takes every message and shows
  * it through its HTTP API, where the invitation tests read what was delivered. A `go install`
  * (about 35 s here with a cold module cache). It has no `--version` (its `version` asks GitHub).
  */

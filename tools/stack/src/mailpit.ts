@@ -9,7 +9,7 @@ import { ServerProcess } from './process';
 import type { ManagedServer, StartCommon } from './types';
 
 /**
- * Mailpit (issue 33, item 5): a real SMTP server for the tests, on loopback, which keeps every
+ * Mailpit: a real SMTP server for the tests, on loopback, which keeps every
  * message it takes (in a database in `dir`) and shows them through its HTTP API
  * (`GET /api/v1/messages`, `/api/v1/message/{ID}`). Any user and password are accepted, so an
  * SMTP_URL with credentials works too. Nothing leaves the machine: it relays nothing.

@@ -10,7 +10,7 @@ import type { ManagedServer, StartCommon } from './types';
 import { which } from './which';
 
 /**
- * The mongod a download fetches (issue 21): pinned, so that every machine that downloads one runs
+ * The mongod a download fetches: pinned, so that every machine that downloads one runs
  * the suite against the same server. `MONGOMS_VERSION` overrides it.
  */
 export const MONGOD_VERSION = '8.0.4';

@@ -1,5 +1,5 @@
 /**
- * When the stack stops waiting for a server that has not answered yet (issue 31). Not after a fixed
+ * When the stack stops waiting for a server that has not answered yet. Not after a fixed
  * time: a slow first answer on a busy machine is not a failure. It waits as long as the server
  * shows signs of getting somewhere, and gives up only after `STALL_MS` without any, or at once
  * when its process is gone.

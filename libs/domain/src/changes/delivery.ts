@@ -4,7 +4,7 @@ import { matchesFilter } from '../query/match';
 import type { ChangeRecord, Snapshot } from './record';
 
 /**
- * How one change concerns one subscriber (issue 18): `in-view` when they may read the entity after
+ * How one change concerns one subscriber: `in-view` when they may read the entity after
  * it and it matches their filter then; `left-view` when that held only before (it was deleted, left
  * their filter, or they lost the right to read it: they learn it is gone, with no values); nothing
  * when neither held.

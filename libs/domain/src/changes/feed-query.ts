@@ -2,7 +2,7 @@ import { invalid } from '../errors';
 import type { Filter } from '../query/ast';
 import { LIST_ONLY_PARAMETERS, parseListQuery, type RawQuery } from '../query/parse';
 
-/** What a change feed or a webhook selects (issue 18): filters of the list syntax, and `props` to add. */
+/** What a change feed or a webhook selects: filters of the list syntax, and `props` to add. */
 export interface FeedQuery {
   filters: Filter[];
   props?: string[];

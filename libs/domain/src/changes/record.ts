@@ -6,7 +6,7 @@ import { newProperties, type Entity, type Properties } from '../entity';
 import type { Author } from '../history';
 import type { Value } from '../values/types';
 
-/** What happened to the entity (issue 18): it came to be, its values changed, or it was deleted. */
+/** What happened to the entity: it came to be, its values changed, or it was deleted. */
 export const CHANGE_KINDS = ['created', 'updated', 'deleted'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

@@ -57,7 +57,7 @@ const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const compareOrdinal = (a: number | undefined, b: number | undefined) => (a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a - b);
 
 /**
- * The types and definitions of a database as the caller sees them (issue 19): only the type
+ * The types and definitions of a database as the caller sees them: only the type
  * entities the caller may read (`canRead`, the rule of reading the entity itself; anonymous callers
  * see `public` ones), the meta-types among them; of each, only the definitions the caller may read,
  * complete and not a system property. Types without a `name` are left out (nothing can name them).

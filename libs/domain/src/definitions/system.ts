@@ -34,7 +34,7 @@ export const SYSTEM_DEFINITIONS: ReadonlyMap<string, PropertyDefinition> = new M
 /**
  * System properties the server keeps from an entity's other values (`derived/computed.ts`):
  * `_changed` (when and by whom it last changed, SPEC §7a) and `_reference` (every reference it
- * makes, issue 32). Never written by a client, and never a change of their own: history, the change
+ * makes). Never written by a client, and never a change of their own: history, the change
  * feed and the entities that read this one see the changes they come from, not them.
  */
 export const COMPUTED_PROPERTIES: ReadonlySet<string> = new Set(['_changed', '_reference']);

@@ -3,7 +3,7 @@ import { conflict, type DomainError } from '../errors';
 import type { Filter } from '../query/ast';
 
 /**
- * Type names are unique in a database (issue 35): clients address types by name (the SDK's
+ * Type names are unique in a database: clients address types by name (the SDK's
  * `db.type('book')`, Entu's client's `_type.string=book` menus), so a second `book` would leave
  * every one of them ambiguous. Checked under the database's schema lease, like a type's definition
  * names, so two writers at once cannot both pass.

@@ -4,7 +4,7 @@ import { ownersCanRead } from '../rights';
 import type { Value } from '../values/types';
 
 /**
- * `_reference` (issue 32): every reference the entity makes through its own properties — each
+ * `_reference`: every reference the entity makes through its own properties — each
  * value with `reference`, the label it carries (`string`), the property it is in (`property_type`)
  * and the referenced entity's type name (`entity_type`) — so that "who points at X, through what"
  * is one indexed query (`_reference.reference=X`), as Entu's client asks it. System properties

@@ -27,7 +27,7 @@ export interface Dependents {
  * Every path any formula of a database reads, so that a change fans out only to the entities
  * whose formulas can see it (a burst of writes to entities nobody reads schedules nothing).
  * A change of who may read the entity (its rights or `_sharing`) reaches everyone who copies from
- * it: what they may copy depends on it (issue 14) — every referrer, for its labels, and those
+ * it: what they may copy depends on it — every referrer, for its labels, and those
  * whose formulas read its type through any property.
  */
 export function dependentsOf(paths: readonly FormulaPath[], change: EntityChange): Dependents {

@@ -31,7 +31,7 @@ export function needsOwnRefresh(schema: SchemaView, change: EntityChanged): bool
   // Turned off, inherited rights must go; on, they follow the parents.
   if (change.properties.includes('_inheritrights')) return true;
   if (change.inherits && change.properties.includes('_parent')) return true;
-  // Its owners decide which labels it may show of the entities it references (issue 14). A new
+  // Its owners decide which labels it may show of the entities it references. A new
   // entity's write labelled all of them for its first owners. A denied owner is no longer one.
   if (change.event === 'updated' && (change.properties.includes('_owner') || change.properties.includes('_noaccess'))) return true;
   return schema.typeOf(change.type).formulas.some((formula) => formula.paths.length > 0);

@@ -106,7 +106,7 @@ function call(name: FormulaFunction, args: readonly FormulaNode[], context: Form
     case 'SUM':
       return finite(numbers(flat()).reduce((a, b) => a + b, 0));
     case 'MULTIPLY': {
-      // A product of nothing is no value: 1, the neutral, would read as a real total (issue 35).
+      // A product of nothing is no value: 1, the neutral, would read as a real total.
       const factors = numbers(flat());
       return factors.length === 0 ? [] : finite(factors.reduce((a, b) => a * b));
     }

@@ -7,7 +7,7 @@ import { formulaValuesOf } from './evaluate';
  * What a formula of `holder` reads at `path` among `related` — the entities the path leads to (its
  * children, referrers or referenced entities, loaded by the caller in a stable order): the values of
  * `path.property` (their ids for `_id`) of those of the path's type that some owner of the holder
- * may read (`ownersCanRead`, issue 14). An entity the owners cannot read adds nothing, not even to
+ * may read (`ownersCanRead`). An entity the owners cannot read adds nothing, not even to
  * a `COUNT`: its existence is not revealed either.
  */
 export function pathValues(

@@ -7,7 +7,7 @@ import type { CursorPosition, CursorValue, FilterField, SortKey } from './ast';
 export type { CursorPosition, CursorValue } from './ast';
 
 /**
- * Cursor paging of GET /api/{db}/entity (`after`, issue 21; docs/decisions.md "Cursor paging and
+ * Cursor paging of GET /api/{db}/entity (`after`; docs/decisions.md "Cursor paging and
  * count modes"). A cursor names a position in a sort order: the sort keys of the last entity of a
  * page (as `__sort` holds them: the smallest value ascending, the largest descending; `null` when
  * the entity has none) and its `_id`, the tie-break. To clients it is opaque: base64url of

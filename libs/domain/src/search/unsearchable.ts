@@ -5,7 +5,7 @@ export interface SearchScope {
 }
 
 /**
- * What a list with `q` says when no property it could search is searchable (issue 35): `q` then
+ * What a list with `q` says when no property it could search is searchable: `q` then
  * matches nothing, and an empty page alone reads as "no such book". `types` are those the query is
  * about — the ones its `_type.reference` filter `named`, else every type of the database.
  * Undefined when `q` can match something.

@@ -16,7 +16,7 @@ const nameField = <Name extends string>(name: Name) =>
 
 /**
  * Fields only computed values have — a `_reference` entry's `property_type` (the property the
- * reference is in) and `entity_type` (the target's type name), issue 32 — filtered, grouped, sorted
+ * reference is in) and `entity_type` (the target's type name) — filtered, grouped, sorted
  * and indexed like any value field (`_reference.property_type.ne=_parent`), never written: they are
  * not fields of a value type, so no input names them.
  */

@@ -3,7 +3,7 @@ import { NUMBER_FIELD } from './number';
 import { STRING_FIELD } from './string';
 
 /**
- * A number the server allocates (issue 33, item 6): each write of `{"counter": 1}` to a counter
+ * A number the server allocates: each write of `{"counter": 1}` to a counter
  * property gets the next number of that property in the database (`counters.ts`). Stored as a
  * number; it carries the same number as text in `string`, which Entu's client shows and keeps.
  * Clients never write the number itself: `counterRequests` refuses it before this check runs.

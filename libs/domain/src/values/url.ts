@@ -19,7 +19,7 @@ function hostOf(text: string): string | undefined {
 }
 
 /**
- * A web address (issue 34): kept in the value's `string` field like a string, so it is filtered,
+ * A web address: kept in the value's `string` field like a string, so it is filtered,
  * sorted, indexed and searched as text (`homepage.string.regex=/^https:/`), and read by formulas
  * as its text; never a formula's result.
  */

@@ -4,8 +4,8 @@ import { ObjectIdSchema } from './identifiers';
 import { EntitySchema } from './entity';
 
 /**
- * One change of an entity as the change feed (`GET /api/{db}/changes`) and webhooks deliver it
- * (issue 18). `id` orders the events of a database and is what `Last-Event-ID` resumes after.
+ * One change of an entity as the change feed (`GET /api/{db}/changes`) and webhooks deliver it.
+ * `id` orders the events of a database and is what `Last-Event-ID` resumes after.
  */
 export const ChangeEventSchema = Type.Object({
   id: Type.String({ description: 'The event id: resume after it with `Last-Event-ID`.' }),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ObjectIdSchema } from './identifiers';
 import { StoredValueSchema } from './value';
 
-/** One change of an entity, as `GET /api/{db}/entity/{id}/history` shows it (issue 16). */
+/** One change of an entity, as `GET /api/{db}/entity/{id}/history` shows it. */
 export const ChangeSchema = Type.Object({
   type: Type.String({ description: 'The property changed, or `_created` / `_deleted` for the entity itself.' }),
   at: Type.String({ format: 'date-time' }),

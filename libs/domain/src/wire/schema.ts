@@ -40,7 +40,7 @@ export const TypeDescriptionSchema = Type.Object({
   properties: Type.Array(PropertyDescriptionSchema, { description: 'By `ordinal` (definitions without one last), then name.' }),
 });
 
-/** The answer of `GET /api/{db}/schema` (issue 19): the types and definitions the caller may read. */
+/** The answer of `GET /api/{db}/schema`: the types and definitions the caller may read. */
 export const DatabaseSchemaSchema = Type.Object({
   types: Type.Array(TypeDescriptionSchema, { description: 'By name, then `_id`.' }),
 });

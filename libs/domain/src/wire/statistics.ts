@@ -4,7 +4,7 @@ const count = (description: string) => Type.Integer({ minimum: 0, description })
 const noLimit = Type.Null({ description: 'Entia has no quotas: always null (Entu\'s client then draws no limit).' });
 
 /**
- * A database's statistics as `GET /api/{db}` answers them (issue 32, item 8): Entu's shape, every
+ * A database's statistics as `GET /api/{db}` answers them: Entu's shape, every
  * key its web client reads present. Figures are counted at most once a minute per database
  * (`computedAt`), so they may be up to that old (longer on a database slow to count).
  */

@@ -67,9 +67,9 @@ export const ValueSchema = Type.Object(
     url: Type.Optional(
       Type.String({ description: 'File values read by id: a signed download URL, valid 60 s. An invitation answered without SMTP_URL: its link (with APP_URL set).' }),
     ),
-    email: Type.Optional(Type.String({ description: 'An invitation (`entu_user`, issue 33): the e-mail it goes to.' })),
+    email: Type.Optional(Type.String({ description: 'An invitation (`entu_user`): the e-mail it goes to.' })),
     invite: Type.Optional(
-      Type.String({ description: 'An invitation (`entu_user`, issue 33): its token, this once, when there is no SMTP_URL; `***` when it was e-mailed.' }),
+      Type.String({ description: 'An invitation (`entu_user`): its token, this once, when there is no SMTP_URL; `***` when it was e-mailed.' }),
     ),
   },
   { additionalProperties: false },

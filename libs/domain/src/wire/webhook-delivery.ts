@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CHANGE_KINDS } from '../changes/record';
 import { ObjectIdSchema } from './identifiers';
 
-/** One change sent to a webhook, as its last attempt left it (issue 18). */
+/** One change sent to a webhook, as its last attempt left it. */
 export const WebhookDeliverySchema = Type.Object({
   event: Type.String({ description: 'The event id of the change (as the change feed and the `Entia-Event-Id` header give it).' }),
   entity: ObjectIdSchema,

@@ -8,7 +8,7 @@ export interface SchemaStatus {
   verdict: SchemaVerdict;
   applied: { version: number; name: string; at: string }[];
   pending: { version: number; name: string }[];
-  /** Type names several types of a database have (made before names were unique, issue 35): each database's, to resolve by hand. */
+  /** Type names several types of a database have (made before names were unique): each database's, to resolve by hand. */
   sharedTypeNames: ({ db: string } & SharedTypeName)[];
 }
 

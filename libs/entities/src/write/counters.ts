@@ -4,7 +4,7 @@ import type { EntitiesDeps } from '../deps';
 import type { Tenant } from '../tenant';
 
 /**
- * A write's items with the numbers of its counter values allocated (issue 33, item 6): one atomic
+ * A write's items with the numbers of its counter values allocated: one atomic
  * allocation per new counter value, keyed by the entity's type and the property. `trial` first
  * applies the write with stand-in numbers, so a write refused anyway (no right, a bad value) takes
  * no number; a number allocated for a write that fails later is not handed out again.

@@ -29,7 +29,7 @@ export interface Recorded {
 export const recordedAs = (ctx: Pick<WriteContext, 'now' | 'caller'>, version: number): Recorded => ({ author: { at: ctx.now, by: ctx.caller.personId }, version });
 
 /**
- * The history rows of a change from `before` to `after` (issue 16): one per value added,
+ * The history rows of a change from `before` to `after`: one per value added,
  * overwritten, replaced or deleted, or the deletion with the owners who may still read them.
  */
 export function historyOf(schema: Schema, before: Entity | undefined, after: Entity | undefined, recorded: Recorded): HistoryRow[] {
@@ -55,7 +55,7 @@ export function historyEntry(rows: HistoryRow[]): OutboxEntry[] {
 }
 
 /**
- * The change as an outbox entry for the change log (issue 18): published at once after the commit,
+ * The change as an outbox entry for the change log: published at once after the commit,
  * and by the worker if that failed; none when no value changed.
  */
 export function eventEntry(before: Entity | undefined, after: Entity | undefined, recorded: Recorded): OutboxEntry[] {

@@ -27,7 +27,7 @@ import { NeedsSchemaLease, inTurn, underSchemaLease } from './turns';
 import { materialiseWrite, requestedType, writeContext } from './context';
 import { withCounterNumbers } from './counters';
 
-/** What a write by a sign-in or a registration ceremony adds to the person's own (issue 20). */
+/** What a write by a sign-in or a registration ceremony adds to the person's own. */
 export interface CredentialWrite {
   /** The credential the server verified the caller holds (see `WriteContext.verified`). */
   verified: VerifiedCredential;

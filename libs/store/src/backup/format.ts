@@ -1,7 +1,7 @@
 import { isDatabaseName } from '@entia/domain';
 
 /**
- * The export format (issue 22), version 1: a directory holding
+ * The export format, version 1: a directory holding
  * - `manifest.json`: this module's `BackupManifest`, written last (a directory without one is an
  *   export that did not finish);
  * - one NDJSON file per kind of record (`DATA_FILES`), one MongoDB Extended JSON document a line

@@ -2,7 +2,7 @@ import type { Migration } from './types';
 
 /**
  * The indexes the code defines (`indexes.ts`), in the control database and every tenant: what the
- * API used to build in the background at every start (issue 13), now a step run once per version.
+ * API used to build in the background at every start, now a step run once per version.
  * Building one that exists is a listing, so a later run (or a new definition) costs little.
  */
 export const indexes: Migration = {

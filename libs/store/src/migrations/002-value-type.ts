@@ -9,7 +9,7 @@ const BATCH = 200;
 const ATTEMPTS = 5;
 
 /**
- * Since issue 21 a stored value no longer repeats its property's name as `type` (codec.ts); older
+ * A stored value no longer repeats its property's name as `type` (codec.ts); older
  * entity documents still hold it in every value. This strips it: scans each tenant's `entity`
  * collection in `_id` order, a batch at a time, and rewrites only the property arrays that hold a
  * `type`, each document with a compare-and-set on its version (`__v`), so a write that lands in

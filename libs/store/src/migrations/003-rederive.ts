@@ -5,7 +5,7 @@ import { TENANT_COLLECTIONS } from '../collections';
 const BATCH = 1000;
 
 /**
- * Issue 32 added computed system properties (`_changed`, `_reference`) and sort keys (labels of
+ * Computed system properties were added later (`_changed`, `_reference`) and sort keys (labels of
  * references, booleans, reference ids), all derived from an entity's values when it is written or
  * refreshed. Entities stored before lack them until then; this marks every entity of every tenant
  * for a refresh (a pending mark with `rederive`), which the worker's sweep carries out through the

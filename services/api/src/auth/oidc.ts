@@ -15,7 +15,7 @@ export interface CodeReturn {
   appState?: string;
 }
 
-/** Entu's client's return (issue 33): its `next` address, with a one-time sign-in key and no database chosen yet. */
+/** Entu's client's return: its `next` address, with a one-time sign-in key and no database chosen yet. */
 export interface KeyReturn {
   next: string;
 }
@@ -39,7 +39,7 @@ export class ProviderUnavailable extends Error {
 }
 
 /**
- * The OpenID Connect relying party (issue 20), on openid-client: the authorization code flow with
+ * The OpenID Connect relying party, on openid-client: the authorization code flow with
  * PKCE (S256), state and nonce, and the issuer checked in discovery, in the authorization response
  * (RFC 9207 `iss`) and in the ID token. Each provider's metadata is discovered on first use and
  * kept; a failed discovery is tried again by the next sign-in.

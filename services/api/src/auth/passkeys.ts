@@ -42,7 +42,7 @@ interface Expected {
 }
 
 /**
- * WebAuthn ceremonies (issue 20) on @simplewebauthn/server: the relying party's ID and origins
+ * WebAuthn ceremonies on @simplewebauthn/server: the relying party's ID and origins
  * checked in every answer, each challenge kept once for `CHALLENGE_SECONDS` and taken by the answer
  * that signs it (a replayed answer finds it gone), user presence required. Attestation is not
  * asked for: which authenticator made a passkey is not this service's policy.

@@ -11,7 +11,7 @@ const PREFIX = 'once-';
 const SHAPE = /^once-[A-Za-z0-9_-]{43}$/;
 
 /**
- * The one-time keys a provider sign-in started by Entu's client returns with (issue 33, item 1):
+ * The one-time keys a provider sign-in started by Entu's client returns with:
  * each stands for the person the provider vouched for, until `GET /api/auth` takes it — once,
  * within five minutes. Only the key's hash is kept (SingleUse), and API keys never touch Redis:
  * a bearer of another shape is not looked up here.

@@ -64,8 +64,8 @@ export function tokenKey(secret: string): KeyObject {
 }
 
 /**
- * A token for `grant`: the header's `kid` names the signing secret (issue 22), the `key` claim the
- * API key it was exchanged for (before issue 22 that hash was the header's `kid`), `auth_time` when
+ * A token for `grant`: the header's `kid` names the signing secret, the `key` claim the
+ * API key it was exchanged for (before key rotation that hash was the header's `kid`), `auth_time` when
  * the credential was shown (now, unless a refresh carries the grant's on).
  */
 export function issueToken(grant: Grant, signing: TokenKey, now = Date.now()): IssuedToken {
@@ -80,7 +80,7 @@ export function issueToken(grant: Grant, signing: TokenKey, now = Date.now()): I
 }
 
 // A secret's key id is at most 32 characters (JWT_SECRETS); a credential's record id, the kid of tokens
-// issued before issue 22, is a SHA-256 in hex (64). The two can never be taken for each other.
+// issued before key rotation, is a SHA-256 in hex (64). The two can never be taken for each other.
 const SECRET_KID = /^[A-Za-z0-9_-]{1,32}$/;
 
 /**
@@ -88,7 +88,7 @@ const SECRET_KID = /^[A-Za-z0-9_-]{1,32}$/;
  * malformed or foreign one, or one whose key id names no secret of ours (a retired one).
  *
  * Two shapes are accepted. Current tokens: a `key` claim (the API key) and a header `kid` naming one
- * of the secrets, checked with that secret only. Tokens issued before key ids (issue 22): no `key`
+ * of the secrets, checked with that secret only. Tokens issued before key ids: no `key`
  * claim, the API key's hash as the header's `kid`, signed with what was JWT_SECRET — which may now
  * sit under any kid in JWT_SECRETS, so each secret is tried (at most 8 HMACs, and only until the
  * last such token expires, 48 h after the upgrade; a forged one is refused by all of them).
@@ -133,7 +133,7 @@ function checked(token: string, key: KeyObject, now: number, apiKey: string): { 
  * Verifies tokens, remembering the valid ones it saw until they expire: a client sends the same
  * token with every request for up to 48 h, and what its signature proved cannot change (whether
  * its API key still opens the database is `KeyLiveness`'s, asked every time). Checking it again —
- * base64, two JSON parses, an HMAC — was about 12 µs of CPU per request (issue 21). Bounded
+ * base64, two JSON parses, an HMAC — was about 12 µs of CPU per request. Bounded
  * (`verified-tokens`): the least recently used goes first. No ttl of the cache's own: each entry
  * lives until its token's `exp`, checked on every read against the caller's clock. Refused tokens
  * are not kept (a flood of forged ones must not fill it); nothing loads, so nothing is shared.

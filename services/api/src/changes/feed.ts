@@ -39,7 +39,7 @@ export interface StreamRequest {
 }
 
 /**
- * This process's change streams (issue 18): opens them within the limits (per process, per person
+ * This process's change streams: opens them within the limits (per process, per person
  * in Redis), catches each up from its `Last-Event-ID`, keeps it alive with heartbeats, closes it
  * when its key is revoked, and ends them all when the process shuts down.
  */

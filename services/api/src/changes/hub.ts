@@ -18,7 +18,7 @@ const BLOCK_MS = 5000;
 const RETRY_MS = 500;
 
 /**
- * One API process's reader of the change logs (issue 18): a single blocking Redis connection reads
+ * One API process's reader of the change logs: a single blocking Redis connection reads
  * the logs of every database some stream of this process watches, and hands each event to that
  * database's listeners. Positions only move forward, so nothing is read twice, and a Redis outage
  * only delays events: reading starts again where it stopped.

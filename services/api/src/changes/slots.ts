@@ -13,7 +13,7 @@ return 1
 
 /**
  * The change streams one person (or one anonymous IP) holds across every API process, in Redis
- * (issue 18: a maximum per person). Each open stream holds a slot that it renews with its heartbeats.
+ * (a maximum per person). Each open stream holds a slot that it renews with its heartbeats.
  */
 export class StreamSlots {
   constructor(

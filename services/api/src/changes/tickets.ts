@@ -13,7 +13,7 @@ interface Issued {
 }
 
 /**
- * Stream tickets (issue 18): browsers' `EventSource` cannot send an Authorization header, and a
+ * Stream tickets: browsers' `EventSource` cannot send an Authorization header, and a
  * JWT in a URL would reach logs and histories. A ticket is a random word, valid for one stream of
  * one database, once, within `TICKET_SECONDS`; only its hash is kept in Redis.
  */

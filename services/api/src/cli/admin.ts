@@ -3,7 +3,7 @@ import { COMMANDS } from './admin/commands';
 import { dispatch } from './admin/dispatch';
 
 /**
- * `entia-admin`: the operator's commands (issue 22), the same binary in the API image. Each
+ * `entia-admin`: the operator's commands, the same binary in the API image. Each
  * subcommand is a module of `./admin/` (the `AdminCommand` contract); this only dispatches.
  */
 void dispatch(COMMANDS, process.argv.slice(2), {

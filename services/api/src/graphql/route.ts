@@ -49,7 +49,7 @@ const responses = {
 };
 
 /**
- * POST and GET /api/{db}/graphql (issue 17): GraphQL over HTTP by graphql-http, behind the same
+ * POST and GET /api/{db}/graphql: GraphQL over HTTP by graphql-http, behind the same
  * guards as every route (authentication, rate limit, body limit, problem+json for what is not a
  * GraphQL request). The schema is generated per database and kept per compiled schema of the
  * schema cache, which is replaced when a type or definition changes: never stale.

@@ -117,7 +117,7 @@ const lowerFirst = (name: string) => name[0]!.toLowerCase() + name.slice(1);
 const typeOrNull = (entity: Shown | null) => entity;
 
 /**
- * The GraphQL schema of one database (issue 17): an object type per entity type, a field per
+ * The GraphQL schema of one database: an object type per entity type, a field per
  * property definition, a list field per type with the REST list semantics, and the write use cases
  * as mutations. Pure in the database's `Schema`: the cache keys it by that object, which the
  * schema cache replaces whenever a type or definition changes.

@@ -15,7 +15,7 @@ const TAG_BYTES = 16;
  * `Idempotency-Key` can derive: an HMAC of the caller's scope and key under a server secret. Redis
  * sees neither the key nor the secret, so a Redis dump does not reveal the answers — among them the
  * plaintext of a newly generated API key, which must not be readable anywhere but in its response.
- * The server secrets are the JWT secrets (issue 22): answers are sealed under the signing one and
+ * The server secrets are the JWT secrets: answers are sealed under the signing one and
  * opened with any, so a repeat reaching another API process mid-rotation is still replayed.
  */
 export class AnswerSeal {

@@ -59,7 +59,7 @@ const personKey = (accounts: Record<string, string>) =>
 /**
  * Fixed-window limit per client (signed-in person, else IP), counted in Redis so every API replica
  * shares the counts. Not express-rate-limit's store: its count is a round trip of its own before the
- * handler, where a cached GET needs the count and the cache's reads in one (issue 21). While Redis
+ * handler, where a cached GET needs the count and the cache's reads in one. While Redis
  * is unreachable requests pass: an outage of the limiter must not become an outage of the API. Once
  * the breaker knows Redis is away no call is made; the call that finds it away (a command timeout)
  * passes the request after that one wait.
@@ -97,7 +97,7 @@ export class RateLimiter {
   }
 
   // Per person once the caller is known (a verified token), else per IP. Not per API key: a person
-  // may hold several keys, and each must not open a window of its own (issue 14).
+  // may hold several keys, and each must not open a window of its own.
   private clientOf(req: Request, res: Response): string {
     const grant = grantOf(res);
     return grant ? personKey(grant.accounts) : ipKeyGenerator(req.ip ?? 'unknown');

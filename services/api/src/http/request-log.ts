@@ -20,10 +20,10 @@ declare module 'http' {
  * connection closed first (the client left, or the server cut it off: then with the server's
  * answer). Requests `probe` picks (the kubelet's /healthz and /readyz, every few seconds per pod)
  * are logged at debug, a 503 (a probe's own "not ready") too; any other 5xx of theirs
- * is a fault and stays at error. At info they were some 20 MB a day per pod of nothing (issue
- * 22); the readiness handler logs a warning of its own when the dependencies that are down change. Not pino-http:
+ * is a fault and stays at error. At info they were some 20 MB a day per pod of nothing; the readiness
+ * handler logs a warning of its own when the dependencies that are down change. Not pino-http:
  * it serialises every request into a child logger up front, whether or not a line is ever
- * written (measured at 70 µs of CPU per request, a quarter of a cached GET's, issue 21); here the
+ * written (measured at 70 µs of CPU per request, a quarter of a cached GET's); here the
  * serialisers run only for a line that is written, and the child logger is made only when a
  * handler logs.
  */

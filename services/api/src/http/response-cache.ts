@@ -44,7 +44,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
  * the old token, where it is never taken for current.
  *
  * The token and the entry are read with the rate-limit count, in one round trip before the
- * handler runs (`prefetch`, issue 21); the handler's `render` uses what was read. Without that read
+ * handler runs (`prefetch`); the handler's `render` uses what was read. Without that read
  * (Redis away, caching off, an address that names nothing cacheable) the page is rendered afresh.
  */
 export class ResponseCache {

@@ -16,7 +16,7 @@ const KEY = /^Bearer ([A-Za-z0-9_-]{16,256})$/;
 const Database = Type.String({ pattern: DATABASE_SPELLING_PATTERN, description: 'Limit the token to this database.' });
 
 /**
- * GET /api/auth: an API key (or a provider sign-in's one-time key, issue 33) for a 48 h JWT
+ * GET /api/auth: an API key (or a provider sign-in's one-time key) for a 48 h JWT
  * (interface §5, SPEC §6); GET /api/auth/refresh: a fresh one for a valid one.
  */
 export function authRoutes(deps: Deps, tenants: Tenants, signInKeys: SignInKeys): Route[] {

@@ -31,7 +31,7 @@ const STREAM_DESCRIPTION =
   '`ready` (the stream is live; its id is where it starts), `reset` (events were lost to retention or a Redis restart: reload, then continue), ' +
   '`dropped` (the client did not keep up), `closing` (the server shuts down), `revoked` (the API key was revoked). Comments (`: heartbeat`) keep it open.';
 
-/** The change feed (issue 18): a stream of Server-Sent Events, and the tickets browsers open it with. */
+/** The change feed: a stream of Server-Sent Events, and the tickets browsers open it with. */
 export function changeRoutes(deps: Deps, tenants: Tenants, feed: ChangeFeed, tickets: StreamTickets): Route[] {
   return [
     defineRoute({

@@ -24,7 +24,7 @@ const DuplicateBody = Type.Object(
 
 const Duplicated = Type.Object({ entities: Type.Array(WriteResponse, { description: 'The copies, each with its values as stored.' }) });
 
-/** POST /api/{db}/entity/{id}/duplicate (issue 16). */
+/** POST /api/{db}/entity/{id}/duplicate. */
 export function duplicateRoutes(deps: Deps): Route[] {
   return [
     defineRoute({

@@ -130,7 +130,7 @@ export function entityRoutes(deps: Deps): Route[] {
       path: '/api/{db}/entity/{id}',
       operationId: 'addValues',
       summary:
-        'Add values, or overwrite values named by `_id`; all or nothing. `[{"type": "entu_user", "string": "send-invite"}]` alone invites the person instead (issue 33): e-mailed through SMTP_URL, else its token answered once in `invite`.',
+        'Add values, or overwrite values named by `_id`; all or nothing. `[{"type": "entu_user", "string": "send-invite"}]` alone invites the person instead: e-mailed through SMTP_URL, else its token answered once in `invite`.',
       tags: ['entities'],
       params: DbIdPath,
       body: ValuesBody,
@@ -140,7 +140,7 @@ export function entityRoutes(deps: Deps): Route[] {
         503: { description: 'An invitation whose e-mail the SMTP server did not take: withdrawn, nothing written.' },
       },
       handler: async ({ params, body, tenant, res }) => {
-        // Entu's "send invite" (issue 33, item 5): an invitation, not a value (see ../invitations.ts).
+        // Entu's "send invite": an invitation, not a value (see ../invitations.ts).
         if (isEntuInvitation(body)) return void res.json(await invitations.send(tenant, existingId(params.id, 'entity')));
         const { items, sentAs } = fromEntuSpelling(body);
         const added = await addValues(deps, tenant, existingId(params.id, 'entity'), items);

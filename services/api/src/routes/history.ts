@@ -13,7 +13,7 @@ const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** An entity's audit history (issue 16). */
+/** An entity's audit history. */
 export function historyRoutes(deps: Deps): Route[] {
   return [
     defineRoute({

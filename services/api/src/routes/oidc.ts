@@ -53,7 +53,7 @@ function back(redirect: string, parameters: Record<string, string | undefined>):
 }
 
 /**
- * Sign-in with OpenID Connect (issue 20): the start redirects to the provider, the provider's
+ * Sign-in with OpenID Connect: the start redirects to the provider, the provider's
  * callback ends at the app's redirect URI with a one-time code (never a token in a URL), and the
  * app exchanges the code by POST for the same answer as `GET /api/auth`.
  */

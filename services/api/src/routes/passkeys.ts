@@ -61,7 +61,7 @@ const Options = Type.Record(Type.String(), Type.Unknown(), { description: 'WebAu
 const Registered = Type.Object({ _id: Type.String(), properties: Type.Object({ _passkey: Type.Array(ValueSchema) }) });
 
 /**
- * Passkeys (issue 20): a signed-in person registers one (options, then the browser's answer), and
+ * Passkeys: a signed-in person registers one (options, then the browser's answer), and
  * anyone signs in to a database with one (options, then the answer) for the same answer as
  * `GET /api/auth`. 404 on every route while WEBAUTHN_RP_ID is none.
  */

@@ -17,7 +17,7 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 /** The answer's own digest: equal for equal answers, whoever asked; a change of what the caller sees gives a new one. */
 const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
-/** A database's types and property definitions in one call (issue 19), for the client SDK. */
+/** A database's types and property definitions in one call, for the client SDK. */
 export function schemaRoutes(deps: Deps): Route[] {
   return [
     defineRoute({

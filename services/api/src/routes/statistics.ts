@@ -13,7 +13,7 @@ const NoQuery = Type.Object({}, { additionalProperties: false });
 const COUNT_PER_WAIT = 12;
 
 /**
- * The database's home (issue 32, item 8): `GET /api/{db}`, and `GET /api/{db}/` as Entu's client
+ * The database's home: `GET /api/{db}`, and `GET /api/{db}/` as Entu's client
  * also asks it (the router does not tell a trailing slash apart). Figures are kept on the cache's
  * Redis, which may lose them: they are counted again then.
  */

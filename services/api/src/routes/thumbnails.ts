@@ -32,7 +32,7 @@ function answer(req: Request, res: Response, thumbnail: ThumbnailAnswer, downloa
   else sendUncached(req, res, thumbnail);
 }
 
-/** Thumbnails of image file values (issue 16); one renderer pool per process. */
+/** Thumbnails of image file values; one renderer pool per process. */
 export function thumbnailRoutes(deps: Deps): Route[] {
   const thumbnails = new Thumbnails(deps.objects, {
     concurrency: deps.config.THUMBNAIL_CONCURRENCY,

@@ -13,7 +13,7 @@ const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** A webhook's delivery log (issue 18). */
+/** A webhook's delivery log. */
 export function webhookRoutes(deps: Deps): Route[] {
   return [
     defineRoute({

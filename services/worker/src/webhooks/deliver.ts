@@ -81,7 +81,7 @@ function sender(settings: DeliverySettings): SendToWebhook {
 }
 
 /**
- * The `deliver-webhook` job: one attempt of `deliverChange` (issue 18). A failure is retried with
+ * The `deliver-webhook` job: one attempt of `deliverChange`. A failure is retried with
  * backoff (BullMQ's, `webhookBackoff`) until the use case gives it up, then `UnrecoverableError`
  * stops the retries; a refused address is given up at once.
  */

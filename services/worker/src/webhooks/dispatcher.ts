@@ -62,7 +62,7 @@ export class WebhookDirectory {
 }
 
 /**
- * Turns the changes of every database into webhook deliveries (issue 18): reads the change logs
+ * Turns the changes of every database into webhook deliveries: reads the change logs
  * as one consumer of the group `webhooks` (so each change is dispatched by one worker), enqueues a
  * `deliver-webhook` job per webhook the change concerns, then acknowledges it. A worker that dies
  * before acknowledging leaves its changes pending in the group, and another (or its successor)
