@@ -8,9 +8,10 @@ describe('counter properties', () => {
   let api: TestApi;
   let t: TestTenant;
   let invoice: string;
+  const errorsLogged: string[] = [];
 
   beforeAll(async () => {
-    api = testApi();
+    api = testApi({ LOG_LEVEL: 'error' }, { write: (line: string) => void errorsLogged.push(line) });
     t = await testTenant(api);
     invoice = await t.defineType('invoice', [
       { name: 'title', type: 'string' },
@@ -112,7 +113,9 @@ describe('counter properties', () => {
           return answer;
         }),
       );
-      expect(created.filter((a) => a.status !== 201).map((a) => a.status)).toEqual([]);
+      const failed = created.filter((a) => a.status !== 201);
+      // A failure says why: with what each process logged at error.
+      expect(failed.length === 0 ? [] : [failed, errorsLogged, other.stdout()]).toEqual([]);
       const numbers = created.map((a) => a.body.properties.no[0]!.number);
       expect(new Set(numbers).size).toBe(200);
       // As stored, not only as answered.

@@ -11,22 +11,29 @@ export const WORKER_MAIN = join(root, 'services/worker/dist/main.js');
 export interface Spawned {
   child: ChildProcess;
   stderr(): string;
+  /** The last 256 KiB of what it wrote to stdout (its log), for a test to say why it failed. */
+  stdout(): string;
   /** Resolves with the exit code (or signal name) once the process has ended. */
   exited: Promise<number | string>;
   stop(): Promise<number | string>;
 }
 
+const STDOUT_KEPT = 256 * 1024;
+
 /** Starts a built service entry point as its own process, as the start command and the image do. */
 export function spawnService(main: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // An interrupted test run must not leave the service behind.
   stopWithParent(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-STDOUT_KEPT)));
   const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
   return {
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

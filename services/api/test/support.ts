@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from '@entia/config';
 import { closeDeps, createApp, createLogger, openDeps, type Deps } from '@entia/api';
 import type { Express } from 'express';
+import type { DestinationStream } from 'pino';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,10 +37,13 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** The real app over real dependencies, in-process (supertest drives it without a port). */
-export function testApi(overrides: Record<string, string> = {}): TestApi {
+/**
+ * The real app over real dependencies, in-process (supertest drives it without a port). Its log
+ * goes to `log` when given (with `LOG_LEVEL` among the overrides), for a test that reads it.
+ */
+export function testApi(overrides: Record<string, string> = {}, log?: DestinationStream): TestApi {
   const config = testConfig(overrides);
-  const deps = openDeps(config, createLogger(config.LOG_LEVEL));
+  const deps = openDeps(config, createLogger(config.LOG_LEVEL, log));
   return { app: createApp(deps), deps, close: () => closeDeps(deps) };
 }
 
