@@ -102,7 +102,7 @@ export interface EntityList {
   limit: number;
   skip: number;
   next?: string;
-  /** What to know of this answer: `q` on types with no searchable property (it then matches nothing). */
+  /** What to know of this answer: `q` on types with no searchable property (it then matches nothing); a sort no index serves. */
   warnings?: string[];
 }
 

@@ -38,6 +38,13 @@ export const CACHE_POLICIES = {
   webhooks: { max: 1_000, ttl: 5_000 },
   /** Registry records by database name (`DatabaseRecords`, libs/store): a record does not change after creation. */
   'database-records': { max: 10_000 },
+  /**
+   * The indexes of a database's entities, as listed (`SortIndexes`, libs/store): read again after
+   * 10 minutes, so an index another API process built, or one an operator dropped, is seen.
+   */
+  'entity-indexes': { max: 1_000, ttl: 600_000 },
+  /** Sort indexes whose build failed, logged once per process each (`SortIndexes`, libs/store). */
+  'sort-index-failures': { max: 10_000 },
 } as const satisfies Record<string, CachePolicy>;
 
 export type CacheName = keyof typeof CACHE_POLICIES;

@@ -40,6 +40,8 @@ export async function createDatabase(store: Store, name: string, ownerName: stri
   if ((await store.database(name).listCollections({}, { nameOnly: true }).toArray()).length > 0) {
     throw new CreateDatabaseError(`database "${name}" already exists`);
   }
+  // A database of this name deleted earlier may still be known with its sort indexes.
+  store.sortIndexes.forget(name);
   if (!(await registry.register({ _id: name, meta: plan.meta, databaseEntity: plan.databaseEntity, createdAt: new Date(now) }))) {
     throw new CreateDatabaseError(`database "${name}" already exists`);
   }

@@ -11,7 +11,7 @@ import {
   type GroupKey,
   type ListQuery,
 } from '@entia/domain';
-import { queryFailure } from '@entia/store';
+import { SORT_INDEX_CAP, queryFailure } from '@entia/store';
 import { schemaOf } from './definitions';
 import type { Tenant } from './tenant';
 
@@ -32,9 +32,17 @@ export interface EntityList {
   skip: number;
   /** The cursor of the page's end when more matches follow (`after=<next>` reads them). */
   next?: string;
-  /** What the caller should know of the answer: `q` on types with no searchable property. */
+  /** What the caller should know of the answer: `q` on types with no searchable property; a sort no index serves. */
   warnings?: string[];
 }
+
+/** The sort as `sort=` writes it (`-title.string,name.string`). */
+const sortText = (sort: ListQuery['sort']) => sort.map((key) => `${key.direction === -1 ? '-' : ''}${key.property}.${key.field}`).join(',');
+
+/** A sort the database has no index for and gets none: said, since such a list slows with the database's size. */
+const unindexedSortWarning = (sort: ListQuery['sort']) =>
+  `sort=${sortText(sort)} is not served by an index: this database has the most sort indexes it gets (${SORT_INDEX_CAP}), ` +
+  'so a list with this sort reads and sorts all its matches in memory (slower as they grow). Narrow the filters, or ask the operator to drop sort indexes no longer used.';
 
 /** The types a query is about: those its `_type.reference` filter names, else every type. */
 function typesNamed(query: Pick<ListQuery, 'filters'>): string[] | undefined {
@@ -58,13 +66,14 @@ const tooManyGroups = () =>
   invalid('The query has too many groups.', [{ parameter: 'group', message: `more than ${MAX_GROUPS} groups (or too large ones): narrow the filters, or group by fewer or coarser keys` }]);
 
 async function listPage(tenant: Tenant, query: ListQuery): Promise<EntityList> {
-  const { entities, count, next } = await tenant.entities.list(query, callerTags(tenant.caller));
+  const { entities, count, next, sortNotIndexed } = await tenant.entities.list(query, callerTags(tenant.caller));
   return {
     entities: entities.map((entity) => presentEntity(entity, query.props)),
     ...(count === undefined ? {} : { count }),
     limit: query.limit,
     skip: query.skip,
     ...(next ? { next: encodeCursor(query.sort, next) } : {}),
+    ...(sortNotIndexed ? { warnings: [unindexedSortWarning(query.sort)] } : {}),
   };
 }
 
@@ -94,7 +103,7 @@ export async function listEntities(deps: Parameters<typeof schemaOf>[0], tenant:
   const warning = await searchWarning(deps, tenant, query);
   try {
     const list = query.group ? await listGroups(tenant, { ...query, group: query.group }) : await listPage(tenant, query);
-    return warning === undefined ? list : { ...list, warnings: [warning] };
+    return warning === undefined ? list : { ...list, warnings: [warning, ...(list.warnings ?? [])] };
   } catch (error) {
     const failure = queryFailure(error);
     if (failure === 'timeout') throw new QueryTooSlow();

@@ -62,7 +62,7 @@ export function openEntities(config: Config, log: OpeningLog, options: OpenOptio
   const cacheBreaker = cacheUrl ? new RedisBreaker(cacheRedis, { onChange: (available, reason) => onRedisState('cache', available, reason) }) : breaker;
   // Not awaited, never fatal: a warning when a Redis's eviction policy does not suit what it holds.
   void checkRedisRoles(redis, cacheRedis, log);
-  const store = Store.fromSettings(config, options.connection ?? loggedConnection(log));
+  const store = Store.fromSettings(config, options.connection ?? loggedConnection(log), (details, message) => log.warn(details, message));
   // On the cache's Redis, with the rate-limit counts: a cached GET reads the token, the entry and the count in one call.
   const generations = new Generations(cacheBreaker, config.REDIS_PREFIX, config.CACHE_TTL_SECONDS);
   const leases = new RedisLeases(breaker, config.REDIS_PREFIX, { ttlMs: config.WRITE_LEASE_MS, waitMs: options.writeWaitMs ?? config.WRITE_WAIT_MS });

@@ -6,6 +6,8 @@ import { MongoConnection, type ConnectionEvents, type ConnectionState } from './
 import { Counters } from './counters';
 import { DatabaseUsage } from './usage';
 import { WebhookDeliveries } from './webhook-deliveries';
+import { SortIndexes, type SortIndexWarn } from './sort-indexes';
+import { TENANT_COLLECTIONS } from './collections';
 
 export interface StoreOptions {
   url: string;
@@ -18,6 +20,8 @@ export interface StoreOptions {
   monitorCommands?: boolean;
   /** Told when the first connect fails and when it succeeds (for the log). */
   events?: ConnectionEvents;
+  /** Where a sort index that could not be built is reported (`SortIndexes`; the log at warn). */
+  warn?: SortIndexWarn;
 }
 
 /**
@@ -64,12 +68,15 @@ export class Store {
 
   private asked?: Promise<KeyLookups>;
   private readonly connection: MongoConnection;
+  /** The sort indexes built on first use, for every tenant database of this process. */
+  readonly sortIndexes: SortIndexes;
 
   private constructor(
     readonly client: MongoClient,
     private readonly options: StoreOptions,
   ) {
     this.connection = new MongoConnection(client, options.events);
+    this.sortIndexes = new SortIndexes((name) => this.database(name).collection(TENANT_COLLECTIONS.entities), options.warn);
   }
 
   /**
@@ -97,6 +104,7 @@ export class Store {
       MONGODB_COMMAND_METRICS?: boolean;
     },
     events?: ConnectionEvents,
+    warn?: SortIndexWarn,
   ): Store {
     return Store.open({
       url: settings.MONGODB_URL,
@@ -105,6 +113,7 @@ export class Store {
       reachMs: settings.DEPENDENCY_TIMEOUT_MS,
       monitorCommands: settings.MONGODB_COMMAND_METRICS === true,
       ...(events ? { events } : {}),
+      ...(warn ? { warn } : {}),
     });
   }
 
@@ -154,7 +163,7 @@ export class Store {
   entities(name: string): EntityCollection {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new EntityCollection(this.database(name), this.options.timeoutMs, () => this.keyLookups());
+      collection = new EntityCollection(this.database(name), this.options.timeoutMs, () => this.keyLookups(), (sort) => this.sortIndexes.note(name, sort));
       this.collections.set(name, collection);
     }
     return collection;

@@ -7,6 +7,7 @@ import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
 import type { OutboxEntry } from './outbox';
 import { TENANT_COLLECTIONS } from './collections';
+import type { SortIndexState } from './sort-indexes';
 
 // Up to this many ids, `many` reads each by its primary key.
 const MANY_BY_ID = 32;
@@ -66,6 +67,8 @@ export class EntityCollection {
     db: Db,
     private readonly maxTimeMS: number,
     private readonly keyLookups: () => Promise<KeyLookups> = async () => 'compound',
+    /** What a list's sort has for an index, asking for one it lacks (`SortIndexes.note`); none: not asked. */
+    private readonly sortIndex: (sort: ListQuery['sort']) => SortIndexState = () => 'served',
   ) {
     this.collection = db.collection<EntityDocument>(TENANT_COLLECTIONS.entities);
   }
@@ -271,9 +274,12 @@ export class EntityCollection {
    * (unless `query.count` is `none`: then no count is run). `next` is where the page ends when
    * more matches follow it: one entity more than the page is read to know. With `query.after`, the
    * page starts strictly after that position (a keyset condition, `compileAfter`); the count never
-   * depends on it. Both run under the query time limit.
+   * depends on it. Both run under the query time limit. A sort no index gives asks for its index
+   * (built in the background, `SortIndexes`); `sortNotIndexed` when the database is at the cap of
+   * sort indexes, so this sort stays sorted in memory.
    */
-  async list(query: ListQuery, readTags: string[]): Promise<{ entities: Entity[]; count?: number; next?: CursorPosition }> {
+  async list(query: ListQuery, readTags: string[]): Promise<{ entities: Entity[]; count?: number; next?: CursorPosition; sortNotIndexed?: true }> {
+    const capped = query.limit > 0 && this.sortIndex(query.sort) === 'capped';
     const filter = compileFilter(query, readTags);
     const options = { maxTimeMS: this.maxTimeMS };
     const [documents, count] = await Promise.all([
@@ -287,7 +293,12 @@ export class EntityCollection {
     const shown = documents.slice(0, query.limit);
     const last = shown[shown.length - 1];
     const next = documents.length > query.limit && last ? positionOf(last.__sort, query.sort, last._id.toHexString()) : undefined;
-    return { entities: shown.map((document) => fromDocument(document).entity), ...(count === undefined ? {} : { count }), ...(next ? { next } : {}) };
+    return {
+      entities: shown.map((document) => fromDocument(document).entity),
+      ...(count === undefined ? {} : { count }),
+      ...(next ? { next } : {}),
+      ...(capped ? { sortNotIndexed: true as const } : {}),
+    };
   }
 
   /**

@@ -5,7 +5,20 @@ export { COUNTED_COMMANDS, MONGODB_COMMANDS_METRIC, commandKind, commandLabel, c
 export { ControlDb, type DatabaseRecord, type KeyRecord, type PasskeyKey } from './control';
 export { DatabaseRecords } from './records';
 export { EntityCollection, type NewEntity, type Next, type Stored, type Versioned } from './entities';
-export { API_KEY_INDEXES, ENTITY_INDEXES, HISTORY_INDEXES, PENDING_INDEXES, IndexBuildError, ensureIndexes, type IndexDefinition } from './indexes';
+export {
+  API_KEY_INDEXES,
+  ENTITY_INDEXES,
+  HISTORY_INDEXES,
+  PENDING_INDEXES,
+  SORT_INDEX_CAP,
+  SORT_INDEX_PREFIX,
+  IndexBuildError,
+  ensureIndexes,
+  servesSort,
+  sortIndexOf,
+  type IndexDefinition,
+} from './indexes';
+export { SortIndexes, type SortIndexState, type SortIndexWarn } from './sort-indexes';
 export { DERIVED_FIELDS, fromDocument, toDocument, type EntityDocument } from './codec';
 export { newId } from './ids';
 export { compileAfter, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from './compile';

@@ -9,4 +9,9 @@ describe("the store's caches", () => {
   it('DatabaseRecords: the database-records row, loading a record, no ttl (a record does not change)', () => {
     expect(boundOf(new DatabaseRecords(store.registry)['records'])).toEqual({ max: CACHE_POLICIES['database-records'].max, loads: true });
   });
+
+  it('SortIndexes: the entity-indexes row (listing a database\'s indexes, read again after its ttl) and the sort-index-failures row', () => {
+    expect(boundOf(store.sortIndexes['known'])).toEqual({ max: CACHE_POLICIES['entity-indexes'].max, ttl: CACHE_POLICIES['entity-indexes'].ttl, loads: true });
+    expect(boundOf(store.sortIndexes['warned'])).toEqual({ max: CACHE_POLICIES['sort-index-failures'].max, loads: false });
+  });
 });

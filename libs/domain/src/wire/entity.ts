@@ -45,7 +45,7 @@ export const EntityListSchema = Type.Object({
   next: Type.Optional(
     Type.String({ description: 'Present when more matches follow this page: pass it as `after` (with the same filters, sort and q) for the next page.' }),
   ),
-  warnings: Type.Optional(Type.Array(Type.String(), { description: 'What to know of this answer: `q` on types with no searchable property (it then matches nothing).' })),
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'What to know of this answer: `q` on types with no searchable property (it then matches nothing); a sort no index serves (the database has the most sort indexes it gets).' })),
 });
 
 /** A value as a grouped row shows it (`group=`): its property, the fields grouped by and, for a reference, its label. */
