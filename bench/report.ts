@@ -98,7 +98,7 @@ export function renderMarkdown(bench: BenchResult): string {
       '(further keys while the previous are equalities; each such predicate is its own candidate, as the planner enumerates them; an `__av` attribute-value entry stands for its property\'s exact condition), ' +
       'the one with the fewest documents in its bounds (counted on this data set); "sort from index" when its next keys are the sort. ' +
       '`countDocuments` has no sort, so only bounded indexes serve it. "⚠ whole collection": no bound narrower than 90 % of the collection for this caller. ' +
-      'Indexes in the database (from `ensureIndexes`): ' +
+      'Indexes in the database (from `ensureIndexes`, and `sort_…`: the sort indexes the lists\' first use built): ' +
       bench.collection.indexes.map((i) => `\`${i.name}\` {${i.key.map(([f, d]) => `${f}: ${d}`).join(', ')}}${i.unique ? ' unique' : ''}`).join(', ') +
       '.',
     '',
