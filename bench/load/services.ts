@@ -9,6 +9,14 @@ import { stopWithParent } from '@entia/stack';
 // comparison measures two builds with the same benchmark.
 const ROOT = resolve(process.env.BENCH_SERVICES_ROOT ?? join(__dirname, '..', '..', '..'));
 
+/**
+ * Node options for the services under measurement (BENCH_SERVICES_NODE_OPTIONS, e.g.
+ * `--max-semi-space-size=16`): a runtime setting compared under the same load. Never the
+ * benchmark's own NODE_OPTIONS, which would change the load generator too.
+ */
+const serviceNodeOptions = (): Record<string, string> =>
+  process.env.BENCH_SERVICES_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICES_NODE_OPTIONS } : {};
+
 export interface Service {
   name: string;
   pid: number;
@@ -55,7 +63,7 @@ export async function startService(name: 'api' | 'worker', env: Record<string, s
   // The trace hooks the driver from this checkout's bench build, whichever services run.
   const tracing = traceFile ? ['--enable-source-maps', '--require', join(__dirname, 'command-trace.js')] : [];
   const child = spawn(process.execPath, [...profiling, ...tracing, join(ROOT, 'services', name, 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', ...env, ...(traceFile ? { ENTIA_COMMAND_TRACE_FILE: traceFile, ENTIA_COMMAND_TRACE_ROOT: ROOT } : {}) },
+    env: { PATH: process.env.PATH ?? '', ...serviceNodeOptions(), ...env, ...(traceFile ? { ENTIA_COMMAND_TRACE_FILE: traceFile, ENTIA_COMMAND_TRACE_ROOT: ROOT } : {}) },
     stdio: ['ignore', log, log],
   });
   // Stopped with the benchmark however it ends (Ctrl-C, SIGTERM, a crash): no orphaned services.

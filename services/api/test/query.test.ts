@@ -581,7 +581,9 @@ describe('GET /api/{db}/entity: filters, sort, paging, props, q (SPEC §7)', () 
       expect(grouped.body.warnings).toEqual([expect.stringContaining('type "row" has no searchable property')]);
       expect((await items('q=brul')).body.warnings).toBeUndefined();
       expect((await items('q=nothing-matches-this')).body.warnings).toBeUndefined();
-      expect((await rowsOf('sort=n.number')).body.warnings).toBeUndefined();
+      // (A list without q, sorted by what always has its index: a sort by a property may meet this
+      // database's cap of sort indexes, which the list would say: sort-indexes.test.ts.)
+      expect((await rowsOf('sort=-_created.datetime')).body.warnings).toBeUndefined();
       // Over every type: one of them (item) has searchable properties.
       expect((await get(encode('q=alpha'))).body.warnings).toBeUndefined();
     });
