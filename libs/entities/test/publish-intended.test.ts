@@ -12,6 +12,8 @@ describe('publishIntended', () => {
 
   beforeAll(async () => {
     deps = openDeps();
+    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
+    await deps.store.whenConnected(AbortSignal.timeout(20_000));
     const created = await createDatabase(deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
     const record = (await deps.store.registry.database(created.db))!;
     tenant = { name: created.db, record, entities: deps.store.entities(created.db), caller: { personId: created.personId } };

@@ -68,6 +68,8 @@ describe('JWT secret rotation across two API processes', () => {
 
   beforeAll(async () => {
     api = testApi();
+    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
+    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
     created = await createDatabase(api.deps.store, `rot_${randomBytes(5).toString('hex')}`, 'Owner');
   });
 

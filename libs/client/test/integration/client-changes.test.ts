@@ -23,6 +23,8 @@ describe('client.db().subscribe against the real API', () => {
   });
 
   it('delivers the changes a filter selects, resumes after a cut connection, and stops on close', async () => {
+    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
+    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
     const created = await createDatabase(api.deps.store, `c_${randomBytes(4).toString('hex')}`, 'Ada');
     const db = new EntiaClient({ baseUrl, apiKey: created.apiKey, db: created.db }).db();
     const type = (await db.createEntity([{ type: '_type', reference: created.types.entity }, { type: 'name', string: 'note' }])) as { _id: string };

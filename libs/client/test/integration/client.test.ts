@@ -13,6 +13,8 @@ describe('the client against the real API', () => {
 
   beforeAll(async () => {
     api = testApi();
+    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
+    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
     server = api.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
