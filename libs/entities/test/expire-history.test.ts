@@ -1,10 +1,11 @@
 import { expireHistory } from '@entia/entities';
 import { Store, newId } from '@entia/store';
+import { STACK_REACH_MS } from '../../store/test/stack-reach';
 
 // The worker's hourly pass: every registered database's deleted entities lose their history after the retention.
 describe('expireHistory', () => {
   const control = `t_expire_ctl_${process.pid}`;
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: control, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: control, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   const databases = [`t_expire_a_${process.pid}`, `t_expire_b_${process.pid}`];
 
   afterAll(async () => {

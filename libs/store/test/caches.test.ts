@@ -1,9 +1,10 @@
 import { CACHE_POLICIES, boundOf } from '@entia/domain';
 import { DatabaseRecords, Store } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 /** The store's cache, built from its row of the cache policy (the rows are tested in libs/domain/test/caches.test.ts). */
 describe("the store's caches", () => {
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_caches_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_caches_ctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   afterAll(() => store.close());
 
   it('DatabaseRecords: the database-records row, loading a record, no ttl (a record does not change)', () => {

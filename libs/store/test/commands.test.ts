@@ -1,5 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { COUNTED_COMMANDS, Store, commandKind, commandLabel, countCommands } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 describe('command names as labels and kinds', () => {
   it.each([
@@ -36,7 +37,7 @@ describe('command names as labels and kinds', () => {
 describe('Store.onCommand', () => {
   const dbName = `t_cmd_${process.pid}`;
   // reachMs 1000: the driver's monitor says hello every 500 ms.
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_cmdctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000, monitorCommands: true });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_cmdctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS, monitorCommands: true });
   afterAll(async () => {
     await store.database(dbName).dropDatabase();
     await store.close();
@@ -75,7 +76,7 @@ describe('Store.onCommand', () => {
   });
 
   it('sees nothing unless monitoring was asked for', async () => {
-    const quiet = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_cmdctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+    const quiet = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_cmdctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
     const seen: string[] = [];
     quiet.onCommand((name) => seen.push(name));
     await quiet.database(dbName).collection('x').findOne({});

@@ -1,11 +1,12 @@
 import { indexed, newProperties, parseReferenceQuery, type Entity, type Value } from '@entia/domain';
 import { Store, newId, type EntityCollection, type OutboxEntry } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 // The compare-and-set primitive and the reference_query match, against the test stack's
 // MongoDB-protocol server (FerretDB here, mongod where available).
 describe('EntityCollection over a real MongoDB-protocol server', () => {
   const db = `t_entities_${process.pid}`;
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_entities_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_entities_ctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   let entities: EntityCollection;
   const person = newId();
 
@@ -67,7 +68,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
     });
 
     it('filters by what the engine serves from its key: never `{_id, __v}` where only a lone `_id` is (FerretDB)', async () => {
-      const watched = Store.open({ url: process.env.MONGODB_URL!, controlDb: store.controlDbName, timeoutMs: 5000, reachMs: 1000, monitorCommands: true });
+      const watched = Store.open({ url: process.env.MONGODB_URL!, controlDb: store.controlDbName, timeoutMs: 5000, reachMs: STACK_REACH_MS, monitorCommands: true });
       try {
         const filters: Record<string, unknown>[] = [];
         watched.client.on('commandStarted', (event) => {

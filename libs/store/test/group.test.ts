@@ -1,5 +1,6 @@
 import { indexed, newProperties, parseListQuery, rawQueryOf, type Entity, type FoundGroup, type Value } from '@entia/domain';
 import { Store, newId, type EntityCollection } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 /**
  * The aggregation of a grouped list (`group=`) against the test stack's MongoDB-protocol server
@@ -7,7 +8,7 @@ import { Store, newId, type EntityCollection } from '@entia/store';
  */
 describe('EntityCollection.groups over a real MongoDB-protocol server', () => {
   const db = `t_groups_${process.pid}`;
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_groups_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000, monitorCommands: true });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_groups_ctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS, monitorCommands: true });
   let entities: EntityCollection;
   const reader = newId();
   const stranger = newId();

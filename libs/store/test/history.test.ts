@@ -1,9 +1,10 @@
 import { Store, newId, type HistoryCollection, type HistoryRow } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 // The history collection against the test stack's MongoDB-protocol server (FerretDB here, mongod where available).
 describe('HistoryCollection over a real MongoDB-protocol server', () => {
   const db = `t_history_${process.pid}`;
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_history_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_history_ctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   let history: HistoryCollection;
   const person = newId();
 

@@ -1,5 +1,6 @@
 import { MAX_LIMIT, indexed, matchesFilters, newProperties, parseListQuery, rawQueryOf, type Entity, type Filter, type Value } from '@entia/domain';
 import { Store, newId, type EntityCollection } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 /**
  * The in-memory matcher (`matchesFilters`, what the change feed decides with) against the engine
@@ -12,7 +13,7 @@ import { Store, newId, type EntityCollection } from '@entia/store';
  */
 describe('matchesFilters agrees with the store’s list query on the real engine', () => {
   const db = `t_match_${process.pid}`;
-  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_match_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url: process.env.MONGODB_URL!, controlDb: `t_match_ctl_${process.pid}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   const owner = newId();
   const [ref1, ref2, ref3] = [newId(), newId(), newId()];
   const [pat, vic, olga] = [newId(), newId(), newId()];

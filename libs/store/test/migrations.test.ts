@@ -16,6 +16,7 @@ import {
   type MigrateEvent,
   type Migration,
 } from '@entia/store';
+import { STACK_REACH_MS } from './stack-reach';
 
 // The migration runner, its lock and version record, and the two migrations, against the test
 // stack's MongoDB-protocol server (FerretDB here). Each test has a control database of its own.
@@ -29,7 +30,7 @@ const redis = new Redis(process.env.REDIS_URL!);
 const leases = new RedisLeases({ run: (call) => call(redis) }, `t_mig_${suffix}`, { ttlMs: 5000, waitMs: 20_000 });
 
 function freshStore(): Store {
-  const store = Store.open({ url, controlDb: `t_mig_ctl_${suffix}_${++n}`, timeoutMs: 5000, reachMs: 1000 });
+  const store = Store.open({ url, controlDb: `t_mig_ctl_${suffix}_${++n}`, timeoutMs: 5000, reachMs: STACK_REACH_MS });
   stores.push(store);
   dropped.push(store.controlDbName);
   return store;
@@ -171,7 +172,7 @@ describe('migrate (runner, lock, version record)', () => {
   it('two runs at once: one applies, the other is refused, the version ends right', async () => {
     const store = freshStore();
     await register(store, `t_mig_db_${suffix}_f`);
-    const other = Store.open({ url, controlDb: store.controlDbName, timeoutMs: 5000, reachMs: 1000 });
+    const other = Store.open({ url, controlDb: store.controlDbName, timeoutMs: 5000, reachMs: STACK_REACH_MS });
     stores.push(other);
     const seen: number[] = [];
     const slow: Migration = {
