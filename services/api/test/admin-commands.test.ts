@@ -20,10 +20,12 @@ describe('entia-admin create-database, databases, reset-key, rebuild', () => {
   /** The owner's key, once reset-key has replaced the first one. */
   let ownerKey: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // Key liveness looked up on every request: a revoked key is refused at once.
     api = testApi({ KEY_RECHECK_MS: '0' });
     env = sharedWith(api);
+    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
+    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
   });
   afterAll(async () => {
     await worker?.stop();
