@@ -1,7 +1,7 @@
 import { boundedCache, type SortKey } from '@entia/domain';
 import { MongoServerError, type Collection, type Document } from 'mongodb';
 import { compileSort } from './compile';
-import { ENTITY_INDEXES, SORT_INDEX_CAP, SORT_INDEX_PREFIX, listIndexes, servesSort, sortIndexOf } from './indexes';
+import { ENTITY_INDEXES, SORT_INDEX_CAP, SORT_INDEX_PREFIX, listIndexes, servesSort, sortIndexOf, type IndexDefinition } from './indexes';
 
 /**
  * What a list's sort has in its database, as this process knows it:
@@ -67,7 +67,7 @@ export class SortIndexes {
     if (known?.keys.some((key) => servesSort(key, compiled))) return 'served';
     if (known?.failed.has(wanted.name)) return 'failed';
     if (known && known.sorts >= this.cap) return 'capped';
-    this.ask(db, compiled);
+    this.ask(db, compiled, wanted);
     return known ? 'building' : 'unknown';
   }
 
@@ -81,13 +81,12 @@ export class SortIndexes {
     this.known.delete(db);
   }
 
-  private ask(db: string, compiled: Record<string, number>): void {
-    const wanted = sortIndexOf(compiled)!;
+  private ask(db: string, compiled: Record<string, number>, wanted: IndexDefinition): void {
     const asked = `${db}\u0000${wanted.name}`;
     if (this.asked.has(asked)) return;
     this.asked.add(asked);
     const queue = (this.queues.get(db) ?? Promise.resolve())
-      .then(() => this.build(db, compiled))
+      .then(() => this.build(db, compiled, wanted))
       .finally(() => {
         this.asked.delete(asked);
         if (this.queues.get(db) === queue) this.queues.delete(db);
@@ -96,8 +95,7 @@ export class SortIndexes {
   }
 
   /** Builds the sort's index unless the database has it (or one that gives the sort) or is at the cap. Never throws. */
-  private async build(db: string, compiled: Record<string, number>): Promise<void> {
-    const wanted = sortIndexOf(compiled)!;
+  private async build(db: string, compiled: Record<string, number>, wanted: IndexDefinition): Promise<void> {
     let known: KnownIndexes | undefined;
     try {
       known = await this.known.fetch(db);
