@@ -29,6 +29,7 @@ describe('SchemaGate', () => {
   async function controlWith(version: number | undefined): Promise<Store> {
     const store = Store.open({ url, controlDb: `t_gate_${randomBytes(5).toString('hex')}`, timeoutMs: 5000, reachMs: 1000 });
     stores.push(store);
+    await store.whenConnected(AbortSignal.timeout(20_000));
     const id = () => new ObjectId().toHexString();
     await store.registry.register({ _id: 'gated_db', meta: { entity: id(), property: id(), person: id(), database: id(), webhook: id() }, databaseEntity: id(), createdAt: new Date() });
     if (version !== undefined) await store.control.collection('schema').insertOne({ _id: 'version' as never, version, applied: [] });

@@ -50,8 +50,8 @@ describe('the source of an error', () => {
   }
 
   /** Runs `use` with a client of the `command` role (the API's), then disconnects it. */
-  async function withRedis<T>(url: string, use: (redis: Redis) => Promise<T>, role: 'command' | 'worker' = 'command'): Promise<T> {
-    const redis = createRedis(url, role, () => undefined, 300);
+  async function withRedis<T>(url: string, use: (redis: Redis) => Promise<T>, role: 'command' | 'worker' = 'command', timeoutMs = 300): Promise<T> {
+    const redis = createRedis(url, role, () => undefined, timeoutMs);
     try {
       return await use(redis);
     } finally {
@@ -95,7 +95,13 @@ describe('the source of an error', () => {
 
   it.each<[string, () => Promise<unknown>, RegExp, Dependency | undefined]>([
     // Redis, as ioredis, BullMQ and our breaker fail its calls.
-    ['ioredis: a command while nothing listens (maxRetriesPerRequest)', () => withRedis(`redis://${closed}`, (redis) => failure(redis.get('k'))), /^MaxRetriesPerRequestError/, 'redis'],
+    // Two refused connects 200 ms apart end it: a commandTimeout of 300 ms would race them on a busy machine.
+    [
+      'ioredis: a command while nothing listens (maxRetriesPerRequest)',
+      () => withRedis(`redis://${closed}`, (redis) => failure(redis.get('k')), 'command', 10_000),
+      /^MaxRetriesPerRequestError/,
+      'redis',
+    ],
     [
       'ioredis: a command to a paused Redis (commandTimeout)',
       () =>
