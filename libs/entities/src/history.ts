@@ -1,7 +1,21 @@
 import { mayReadGone, notFound, parseInstant, presentEntity, propertiesAt, type Change } from '@entia/domain';
+import type { Stored } from '@entia/store';
 import type { EntitiesDeps } from './deps';
 import { visible } from './read';
 import type { Tenant } from './tenant';
+
+/**
+ * An entity's history is the `history` collection and the rows still waiting in its outbox: a
+ * write commits its rows with the change, and the worker records them. A reader records the
+ * waiting ones first (recording a row twice stores it once), so a change is in history the
+ * moment the write is answered, worker or not. Resolves with the document as stored (a deleted
+ * entity's tombstone included).
+ */
+async function recordWaiting(deps: Pick<EntitiesDeps, 'store'>, tenant: Tenant, id: string): Promise<Stored | undefined> {
+  const stored = await tenant.entities.stored(id);
+  await deps.store.history(tenant.name).record(stored?.outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : [])) ?? []);
+  return stored;
+}
 
 /**
  * Whether the caller may read the history of entity `id`: while it exists, whoever may
@@ -9,9 +23,9 @@ import type { Tenant } from './tenant';
  * any entity the caller cannot read.
  */
 async function assertHistoryReadable(deps: Pick<EntitiesDeps, 'store'>, tenant: Tenant, id: string): Promise<void> {
-  const found = await tenant.entities.get(id);
-  if (visible(found, tenant.caller, false)) return;
-  if (found === undefined) {
+  const stored = await recordWaiting(deps, tenant, id);
+  if (stored && !stored.deleted && visible(stored, tenant.caller, false)) return;
+  if (stored === undefined || stored.deleted) {
     const owners = await deps.store.history(tenant.name).lastOwners(id);
     if (owners && mayReadGone(owners, tenant.caller)) return;
   }

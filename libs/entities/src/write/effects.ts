@@ -49,7 +49,10 @@ export function historyRows(before: Entity | undefined, after: Entity | undefine
   }));
 }
 
-/** The history rows as an outbox entry: recorded at once after the commit, and by the worker if that failed. */
+/**
+ * The history rows as an outbox entry, committed with the change: recorded by the worker, or by
+ * the first reader of the entity's history before that (`recordWaiting`).
+ */
 export function historyEntry(rows: HistoryRow[]): OutboxEntry[] {
   return rows.length > 0 ? [{ id: newId(), kind: 'history', rows }] : [];
 }
@@ -86,15 +89,17 @@ export function outboxOf(tenant: Tenant, schema: Schema, before: Entity, after: 
 }
 
 /**
- * What creating `entity` leaves for the worker, its history and its event. The writer records the
- * history before the insert (nobody can read a history of the entity before it exists). The event
- * cannot be published before the insert (it may fail): it is intended before (`beforeCreate`) and
- * published after, so a create that leaves nothing for others still needs no worker.
+ * What creating `entity` leaves for the worker, its history and its event. A create that leaves
+ * work for others is settled by the worker anyway, so its history rides in its outbox, in the one
+ * insert. One that leaves none needs no worker: the writer records its history before the insert
+ * (nobody can read a history of the entity before it exists). The event cannot be published
+ * before the insert (it may fail): it is intended before (`beforeCreate`) and published after.
  */
 export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recorded: Recorded): { outbox: OutboxEntry[]; history: HistoryRow[]; events: ChangeRecord[] } {
+  const effects = effectEntries(tenant, schema, undefined, entity, []);
+  const history = historyOf(schema, undefined, entity, recorded);
   return {
-    outbox: effectEntries(tenant, schema, undefined, entity, []),
-    history: historyOf(schema, undefined, entity, recorded),
+    ...(effects.length > 0 ? { outbox: [...effects, ...historyEntry(history)], history: [] } : { outbox: [], history }),
     events: eventOf(undefined, entity, recorded),
   };
 }
@@ -103,8 +108,9 @@ export function creationOf(tenant: Tenant, schema: Schema, entity: Entity, recor
 export const isRecord = (entry: OutboxEntry): boolean => entry.kind === 'history' || entry.kind === 'event';
 
 /**
- * Records the history rows among `outbox` now, so that a reader sees them at once; the worker's
- * delivery is the guarantee. Never throws; resolves whether they were recorded.
+ * Records the history rows among `outbox` now (a settle's own change, so that it can drop them
+ * from the outbox at once); the worker's delivery is the guarantee. Never throws; resolves
+ * whether they were recorded.
  */
 export async function recordHistory(deps: Pick<SettleDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
   const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
@@ -162,15 +168,18 @@ export async function beforeCreate(deps: EntitiesDeps, tenant: Tenant, ...writte
   await Promise.all([invalidate(deps, tenant, ...written.map(({ entity }) => entity)), deps.changes.intend(tenant.name, written.flatMap(({ events = [] }) => events))]);
 }
 
-/** After the commit: nothing here can fail the request, the write stands and its effects are recorded. */
+/**
+ * After the commit: nothing here can fail the request, the write stands and its effects are
+ * recorded. Its history rows are not written here: they are in the entity's outbox (or, for a
+ * creation, recorded already), read from there until the worker records them.
+ */
 export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written: Written[]): Promise<void> {
   const ids = written.map(({ entity }) => entity._id);
-  // Independent (Redis, MongoDB), and neither can fail the write: side by side, one wait fewer.
+  // Independent, and neither can fail the write: side by side, one wait fewer.
   await Promise.all([
     invalidate(deps, tenant, ...written.map(({ entity }) => entity)).catch((err: unknown) => {
       deps.logger.error({ err, db: tenant.name, entity: ids.length === 1 ? ids[0] : ids }, 'could not invalidate cached copies after a write');
     }),
-    recordHistory(deps, tenant.name, written.flatMap(({ outbox }) => outbox)),
     // A creation's: nobody else can have written the entity yet (its id is not known outside).
     publishNow(deps, tenant.name, written.flatMap(({ events = [] }) => events)),
   ]);
