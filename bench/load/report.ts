@@ -142,6 +142,7 @@ export function targetsOf(scenarios: ScenarioResult[], traces?: readonly Scenari
     listCommands(lists, traces),
     groupCommands(byId.get('G1'), traces),
     { goal: "creates ≥ 60 % of the driver's insert ceiling", measured: pct(ratio('create', 'ceiling-driver-insert')), met: ratio('create', 'ceiling-driver-insert') >= 0.6 },
+    { goal: "added values ≥ 60 % of the driver's read-and-replace ceiling", measured: pct(ratio('add-value', 'ceiling-driver-update')), met: ratio('add-value', 'ceiling-driver-update') >= 0.6 },
     {
       goal: 'p99 of every list query ≤ 10× its p50',
       measured: worstTail ? `worst ${worstTail.id}: ${worstTail.factor.toFixed(1)}×` : 'no list query ran',
