@@ -1,5 +1,5 @@
 import { mayReadGone, notFound, parseInstant, presentEntity, propertiesAt, type Change } from '@entia/domain';
-import type { Stored } from '@entia/store';
+import { historyRowsIn, type Stored } from '@entia/store';
 import type { EntitiesDeps } from './deps';
 import { visible } from './read';
 import type { Tenant } from './tenant';
@@ -13,7 +13,7 @@ import type { Tenant } from './tenant';
  */
 async function recordWaiting(deps: Pick<EntitiesDeps, 'store'>, tenant: Tenant, id: string): Promise<Stored | undefined> {
   const stored = await tenant.entities.stored(id);
-  await deps.store.history(tenant.name).record(stored?.outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : [])) ?? []);
+  await deps.store.history(tenant.name).record(historyRowsIn(stored?.outbox ?? []));
   return stored;
 }
 

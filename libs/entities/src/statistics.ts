@@ -75,6 +75,9 @@ export class DatabaseStatisticsReader {
     const started = Date.now();
     const schema = await this.deps.schemas.of(tenant.name, tenant.record);
     const fileProperties = [...schema.propertyTypes(undefined)].filter(([, types]) => types.has('file')).map(([name]) => name);
+    // Deleted values and entities are counted from history, which includes the rows still waiting
+    // in outboxes: recorded first, as every reader of history does (history.ts).
+    for await (const rows of this.deps.store.entities(tenant.name).waitingHistory(this.limits.countMs)) await this.deps.store.history(tenant.name).record(rows);
     const usage = this.deps.store.usage(tenant.name, this.limits.countMs);
     const [entities, deletedEntities, values, deletedValues, fileBytes, sizeBytes] = await Promise.all([
       usage.entities(),

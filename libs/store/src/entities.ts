@@ -5,7 +5,7 @@ import { compileAll, compileFilter, compileMatch, compilePage, compileProjection
 import { compileGroup, foundGroupOf } from './group';
 import { ENTITY_INDEXES, ensureIndexes } from './indexes';
 import type { HistoryRow } from './history';
-import type { OutboxEntry } from './outbox';
+import { historyRowsIn, type OutboxEntry } from './outbox';
 import { TENANT_COLLECTIONS } from './collections';
 import type { SortIndexState } from './sort-indexes';
 
@@ -183,6 +183,23 @@ export class EntityCollection {
     if (typeId !== undefined) filter['_type.reference'] = new ObjectId(typeId);
     const documents = await this.collection.find(filter, { maxTimeMS: this.maxTimeMS }).limit(cap).toArray();
     return documents.filter((document) => document.__deleted === undefined).map((document) => fromDocument(document).entity);
+  }
+
+  /**
+   * The history rows still waiting in outboxes, in batches of about `batchRows`: a read of the
+   * whole collection, for figures that read whole collections anyway.
+   */
+  async *waitingHistory(maxTimeMS: number | null, batchRows = 1000): AsyncGenerator<HistoryRow[]> {
+    const cursor = this.collection.find({ __outbox: { $exists: true } }, { projection: { __outbox: 1 }, ...(maxTimeMS === null ? {} : { maxTimeMS }) });
+    let batch: HistoryRow[] = [];
+    for await (const document of cursor) {
+      batch.push(...historyRowsIn((document.__outbox as OutboxEntry[] | undefined) ?? []));
+      if (batch.length >= batchRows) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild); with `from`, those after it. */

@@ -25,7 +25,7 @@ export { compileAfter, compileFilter, compileMatch, compilePage, compileProjecti
 export { queryFailure } from './query-errors';
 export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from './writer';
 export { PendingWork, type MarkFlags, type PendingMark } from './pending';
-export type { OutboxEntry } from './outbox';
+export { historyRowsIn, type OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';
 export { DatabaseUsage } from './usage';

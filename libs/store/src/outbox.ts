@@ -13,7 +13,10 @@ export type OutboxEntry =
   | { id: string; kind: 'delete-objects'; keys: string[] }
   /** A definition changed: rebuild the derived fields of its types' entities. */
   | { id: string; kind: 'reindex'; types: string[] }
-  /** Record these changes in the history (the same rows the write recorded at once, if it could). */
+  /** Record these changes in the history (until then readers of history record them first). */
   | { id: string; kind: 'history'; rows: HistoryRow[] }
   /** Publish this change to the database's change log (published at once after the commit, if it could be). */
   | { id: string; kind: 'event'; record: ChangeRecord };
+
+/** The history rows among outbox entries: part of the entity's history until they are recorded. */
+export const historyRowsIn = (outbox: readonly OutboxEntry[]): HistoryRow[] => outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));

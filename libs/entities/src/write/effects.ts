@@ -1,5 +1,5 @@
 import { DELETED, changeRecordOf, changesOf, definitionOf, effectsOf, referencesOf, typeOf, type Author, type ChangeRecord, type Effect, type Entity, type Value, type WriteContext } from '@entia/domain';
-import { newId, type HistoryRow, type OutboxEntry } from '@entia/store';
+import { historyRowsIn, newId, type HistoryRow, type OutboxEntry } from '@entia/store';
 import type { EntitiesDeps, SettleDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
 import { objectKeysOf } from '../files';
@@ -113,10 +113,9 @@ export const isRecord = (entry: OutboxEntry): boolean => entry.kind === 'history
  * whether they were recorded.
  */
 export async function recordHistory(deps: Pick<SettleDeps, 'store' | 'logger'>, db: string, outbox: readonly OutboxEntry[]): Promise<boolean> {
-  const rows = outbox.flatMap((entry) => (entry.kind === 'history' ? entry.rows : []));
   return deps.store
     .history(db)
-    .record(rows)
+    .record(historyRowsIn(outbox))
     .then(
       () => true,
       (err: unknown) => {
