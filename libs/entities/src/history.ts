@@ -24,8 +24,9 @@ async function recordWaiting(deps: Pick<EntitiesDeps, 'store'>, tenant: Tenant, 
  */
 async function assertHistoryReadable(deps: Pick<EntitiesDeps, 'store'>, tenant: Tenant, id: string): Promise<void> {
   const stored = await recordWaiting(deps, tenant, id);
-  if (stored && !stored.deleted && visible(stored, tenant.caller, false)) return;
-  if (stored === undefined || stored.deleted) {
+  const found = stored?.deleted ? undefined : stored;
+  if (visible(found, tenant.caller, false)) return;
+  if (found === undefined) {
     const owners = await deps.store.history(tenant.name).lastOwners(id);
     if (owners && mayReadGone(owners, tenant.caller)) return;
   }

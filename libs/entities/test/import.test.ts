@@ -4,6 +4,7 @@ import { ImportSession, createDatabase, createEntity, entityBuilder, getEntity, 
 import type { DatabaseRecord } from '@entia/store';
 import { randomBytes } from 'node:crypto';
 import { openDeps } from './stack';
+import { stackConnected } from '../../store/test/stack-reach';
 
 /** The bulk use case over the real stack: many creates, checked and stored as one create each would be. */
 describe('importEntities', () => {
@@ -26,8 +27,7 @@ describe('importEntities', () => {
 
   beforeAll(async () => {
     deps = openDeps();
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(deps.store);
     const created = await createDatabase(deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
     record = (await deps.store.registry.database(created.db))!;
     tenant = { name: created.db, record, entities: deps.store.entities(created.db), caller: { personId: created.personId } };

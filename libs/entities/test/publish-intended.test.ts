@@ -2,6 +2,7 @@ import type { ChangeRecord } from '@entia/domain';
 import { FORGET_AFTER_MS, createDatabase, createEntity, deleteEntity, publishIntended, settleEntity, type Tenant } from '@entia/entities';
 import { randomBytes } from 'node:crypto';
 import { openDeps } from './stack';
+import { stackConnected } from '../../store/test/stack-reach';
 
 // Issue 18: a creation's event is intended before the insert and published after it; what a
 // process that died in between left, the worker publishes — if the entity was stored.
@@ -12,8 +13,7 @@ describe('publishIntended', () => {
 
   beforeAll(async () => {
     deps = openDeps();
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(deps.store);
     const created = await createDatabase(deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
     const record = (await deps.store.registry.database(created.db))!;
     tenant = { name: created.db, record, entities: deps.store.entities(created.db), caller: { personId: created.personId } };

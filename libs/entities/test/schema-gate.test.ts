@@ -2,6 +2,7 @@ import { SchemaGate, type GateState } from '@entia/entities';
 import { ObjectId } from 'mongodb';
 import { SCHEMA_VERSION, Store } from '@entia/store';
 import { randomBytes } from 'node:crypto';
+import { stackConnected } from '../../store/test/stack-reach';
 
 /**
  * The schema gate of the API and the worker (issue 22) over a real MongoDB-protocol server: what
@@ -29,7 +30,7 @@ describe('SchemaGate', () => {
   async function controlWith(version: number | undefined): Promise<Store> {
     const store = Store.open({ url, controlDb: `t_gate_${randomBytes(5).toString('hex')}`, timeoutMs: 5000, reachMs: 1000 });
     stores.push(store);
-    await store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(store);
     const id = () => new ObjectId().toHexString();
     await store.registry.register({ _id: 'gated_db', meta: { entity: id(), property: id(), person: id(), database: id(), webhook: id() }, databaseEntity: id(), createdAt: new Date() });
     if (version !== undefined) await store.control.collection('schema').insertOne({ _id: 'version' as never, version, applied: [] });

@@ -3,6 +3,7 @@ import { addValues, createDatabase, createEntity, deleteValue, getEntity, settle
 import type { DatabaseRecord } from '@entia/store';
 import { randomBytes } from 'node:crypto';
 import { openDeps } from './stack';
+import { stackConnected } from '../../store/test/stack-reach';
 
 /**
  * The use cases run on their own, without HTTP or a worker: over the real stack, with their
@@ -32,8 +33,7 @@ describe('use cases without HTTP', () => {
 
   beforeAll(async () => {
     deps = openDeps();
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(deps.store);
     const created = await createDatabase(deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
     record = (await deps.store.registry.database(created.db))!;
     tenant = { name: created.db, record, entities: deps.store.entities(created.db), caller: { personId: created.personId } };

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Server } from 'node:net';
 import { MongoServerSelectionError, ObjectId } from 'mongodb';
 import { Store } from '@entia/store';
+import { stackConnected } from './stack-reach';
 
 // Runs against the MongoDB-protocol server of the test stack (FerretDB here, mongod where available).
 const url = process.env.MONGODB_URL!;
@@ -9,9 +10,7 @@ const url = process.env.MONGODB_URL!;
 describe('Store over a real MongoDB-protocol connection', () => {
   const dbName = `t_store_${process.pid}`;
   const store = Store.open({ url, controlDb: `t_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
-  // A busy machine's first connect may outlast reachMs (the store then connects again): the tests
-  // below that are about reaching the server make stores of their own.
-  beforeAll(() => store.whenConnected(AbortSignal.timeout(20_000)));
+  beforeAll(() => stackConnected(store));
 
   afterAll(async () => {
     await store.database(dbName).dropDatabase();
@@ -28,7 +27,7 @@ describe('Store over a real MongoDB-protocol connection', () => {
     await store.database(dbName).collection('probe').insertOne({ _id, name: [{ string: 'Ülle' }], n: 42 });
     const other = Store.open({ url, controlDb: 'unused_ctl', timeoutMs: 5000, reachMs: 1000 });
     try {
-      await other.whenConnected(AbortSignal.timeout(20_000));
+      await stackConnected(other);
       const found = await other.database(dbName).collection('probe').findOne({ _id });
       expect(found).toEqual({ _id, name: [{ string: 'Ülle' }], n: 42 });
     } finally {

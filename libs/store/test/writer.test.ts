@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { indexed, type Entity } from '@entia/domain';
 import { EntityWriter, RedisLeases, Store, newId, queryFailure } from '@entia/store';
 import { DroppingProxy } from './dropping-proxy';
+import { stackConnected } from './stack-reach';
 
 // A commit whose connection drops has either happened or not; the writer must say which. Runs
 // against the test stack's MongoDB-protocol server and Redis, through a proxy that cuts the
@@ -16,8 +17,7 @@ describe('EntityWriter when the connection drops during a commit', () => {
   beforeAll(async () => {
     proxy = await DroppingProxy.start(process.env.MONGODB_URL!);
     store = Store.open({ url: proxy.url, controlDb: `t_writer_ctl_${process.pid}`, timeoutMs: 5000, reachMs: 1000 });
-    // A busy machine's first connect may outlast reachMs; the tests are about commits, not about it.
-    await store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(store);
     redis = new Redis(process.env.REDIS_URL!);
     const leases = new RedisLeases({ run: (call) => call(redis) }, `t_writer_${process.pid}`, { ttlMs: 5000, waitMs: 5000 });
     writer = new EntityWriter(store, leases);

@@ -4,6 +4,7 @@ import { runAdmin, runAdminHere } from './admin-cli';
 import { eventually } from './eventually';
 import { WORKER_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
 import { sharedWith, testApi, type TestApi } from './support';
+import { stackConnected } from '../../../libs/store/test/stack-reach';
 
 /**
  * The other `entia-admin` commands as an operator runs them (issue 22): a new installation is born
@@ -24,8 +25,7 @@ describe('entia-admin create-database, databases, reset-key, rebuild', () => {
     // Key liveness looked up on every request: a revoked key is refused at once.
     api = testApi({ KEY_RECHECK_MS: '0' });
     env = sharedWith(api);
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(api.deps.store);
   });
   afterAll(async () => {
     await worker?.stop();

@@ -3,6 +3,7 @@ import jwt from 'jsonwebtoken';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { API_MAIN, freePort, spawnService, stackEnv, waitForStatus, type Spawned } from './processes';
 import { sharedWith, testApi, type TestApi } from './support';
+import { stackConnected } from '../../../libs/store/test/stack-reach';
 
 // Rotating the JWT secret without downtime (issue 22, docs/deployment.md "Secret rotation"), as a
 // rolling restart does it: two API processes built from the same files, restarted one at a time
@@ -68,8 +69,7 @@ describe('JWT secret rotation across two API processes', () => {
 
   beforeAll(async () => {
     api = testApi();
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(api.deps.store);
     created = await createDatabase(api.deps.store, `rot_${randomBytes(5).toString('hex')}`, 'Owner');
   });
 

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import { isProbe, requestLog } from '../src/http/request-log';
 import { metricsServer } from '../src/metrics-server';
 import { testConfig, type TestApi } from './support';
+import { stackConnected } from '../../../libs/store/test/stack-reach';
 
 interface Line {
   level: number;
@@ -27,7 +28,7 @@ describe('the request log', () => {
     api = { app: createApp(deps), deps, close: () => closeDeps(deps) };
     // This test is about the log line of a 404: on a busy machine MongoDB's first connect may not be
     // done yet, and the first request would be answered 503 (truthfully, but not what is tested).
-    await deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(deps.store);
   });
   afterAll(() => api.close());
   beforeEach(() => void (lines.length = 0));

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createDatabase } from '@entia/entities';
 import type { TestApi } from './support';
+import { stackConnected } from '../../../libs/store/test/stack-reach';
 
 export interface Person {
   id: string;
@@ -66,7 +67,7 @@ export async function signIn(api: TestApi, id: string, apiKey: string): Promise<
  * a busy machine is not taken for the test's failure.
  */
 export async function testTenant(api: TestApi): Promise<TestTenant> {
-  await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
+  await stackConnected(api.deps.store);
   const created = await createDatabase(api.deps.store, `t_${randomBytes(5).toString('hex')}`, 'Owner');
   const owner = await signIn(api, created.personId, created.apiKey);
   const server: Server = api.app.listen(0, '127.0.0.1');

@@ -3,6 +3,7 @@ import { createDatabase } from '@entia/entities';
 import { randomBytes } from 'node:crypto';
 import { eventually } from '../../../../services/api/test/eventually';
 import { listening, testApi, type Listening, type TestApi } from '../../../../services/api/test/support';
+import { stackConnected } from '../../../store/test/stack-reach';
 
 // The client's `subscribe` (issue 18) over a real socket: it resumes by itself after the
 // connection is cut, with nothing missed and nothing twice.
@@ -23,8 +24,7 @@ describe('client.db().subscribe against the real API', () => {
   });
 
   it('delivers the changes a filter selects, resumes after a cut connection, and stops on close', async () => {
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(api.deps.store);
     const created = await createDatabase(api.deps.store, `c_${randomBytes(4).toString('hex')}`, 'Ada');
     const db = new EntiaClient({ baseUrl, apiKey: created.apiKey, db: created.db }).db();
     const type = (await db.createEntity([{ type: '_type', reference: created.types.entity }, { type: 'name', string: 'note' }])) as { _id: string };

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { testApi, type TestApi } from '../../../../services/api/test/support';
+import { stackConnected } from '../../../store/test/stack-reach';
 
 // The README's walkthrough, driven through the TypeScript client over a real socket.
 describe('the client against the real API', () => {
@@ -13,8 +14,7 @@ describe('the client against the real API', () => {
 
   beforeAll(async () => {
     api = testApi();
-    // MongoDB's first connect may still be under way on a busy machine: wait for it, as `testTenant` does.
-    await api.deps.store.whenConnected(AbortSignal.timeout(20_000));
+    await stackConnected(api.deps.store);
     server = api.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
