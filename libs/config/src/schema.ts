@@ -218,7 +218,7 @@ export const ConfigSchema = Type.Object({
     default: 10000,
     minimum: 500,
     maximum: 600000,
-    description: 'How often the worker settles entities whose derived data a lost or failed job left pending (marks older than this).',
+    description: 'How often the worker settles entities whose derived data a lost or failed job left pending (marks older than this); every third round it also reads each database\'s outboxes unsettled for longer.',
   }),
   HISTORY_RETENTION_DAYS: Type.Number({
     default: 90,

@@ -35,9 +35,11 @@ export async function aggregateEntity(deps: EntitiesDeps, tenant: Tenant, reques
 /** Whether the entity's derived data may still change because of writes already acknowledged, and since when. */
 export async function pendingOf(deps: EntitiesDeps, tenant: Tenant, id: string): Promise<{ pending: false } | { pending: true; since: string }> {
   await readable(tenant, id);
-  const marks = await deps.store.registry.pending.of(tenant.name, id);
-  if (marks.length === 0) return { pending: false };
-  return { pending: true, since: new Date(Math.min(...marks.map((mark) => mark.at.getTime()))).toISOString() };
+  const [marks, stored] = await Promise.all([deps.store.registry.pending.of(tenant.name, id), tenant.entities.stored(id)]);
+  // Marked by what it reads, or by its own outbox (since the oldest work still in it).
+  const since = [...marks.map((mark) => mark.at.getTime()), ...(stored?.unsettled ? [stored.unsettled.getTime()] : [])];
+  if (since.length === 0) return { pending: false };
+  return { pending: true, since: new Date(Math.min(...since)).toISOString() };
 }
 
 /** Schedules the recomputation of every entity of the database (owners only); resolves to the job's id. */

@@ -19,14 +19,35 @@ export const MAX_CASCADE_DEPTH = 40;
  */
 export async function scheduleSettle(deps: Pick<SettleDeps, 'jobs' | 'logger'>, db: string, ids: Iterable<string>, depth: number): Promise<void> {
   try {
-    for (const entity of new Set(ids)) {
-      await deps.jobs.enqueue('settle', { db, entity, depth }, undefined, {
-        delay: COALESCE_MS,
-        deduplication: { id: `settle:${db}:${entity}`, keepLastIfActive: true },
-      });
-    }
+    await enqueueSettles(deps, db, ids, depth, false);
   } catch (err) {
     deps.logger.error({ err, db }, 'could not queue settle jobs; the sweep will settle the entities');
+  }
+}
+
+/**
+ * After writes of these entities left work in their outboxes: asks the worker to deliver it. The
+ * outbox marks each entity unsettled by itself (found by the sweep's scan of outboxes); when the
+ * jobs cannot be queued, each is marked pending too, so the next sweep round settles it rather
+ * than the next scan. A failure is logged, never thrown.
+ */
+export async function scheduleOwnSettle(deps: Pick<SettleDeps, 'jobs' | 'logger' | 'store'>, db: string, ids: readonly string[]): Promise<void> {
+  try {
+    await enqueueSettles(deps, db, ids, 0, true);
+  } catch (err) {
+    deps.logger.error({ err, db }, 'could not queue settle jobs; the entities are marked for the sweep');
+    await deps.store.registry.pending.mark(db, ids, 0).catch((markErr: unknown) => {
+      deps.logger.error({ err: markErr, db }, 'could not mark entities pending either; the sweep finds their outboxes');
+    });
+  }
+}
+
+async function enqueueSettles(deps: Pick<SettleDeps, 'jobs'>, db: string, ids: Iterable<string>, depth: number, own: boolean): Promise<void> {
+  for (const entity of new Set(ids)) {
+    await deps.jobs.enqueue('settle', { db, entity, depth, ...(own ? { own: true as const } : {}) }, undefined, {
+      delay: COALESCE_MS,
+      deduplication: { id: `${own ? 'settle-own' : 'settle'}:${db}:${entity}`, keepLastIfActive: true },
+    });
   }
 }
 

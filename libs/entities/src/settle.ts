@@ -9,6 +9,11 @@ import { eventEntry, eventsOf, historyEntry, historyOf, isRecord, publishNow, re
 export interface SettleOptions {
   /** Recompute what it derives from others even when nothing it reads is known to have changed (`/aggregate`, rebuilds). */
   recompute?: boolean;
+  /**
+   * Deliver its own outbox only (the settle a write of the entity asks for): its pending marks are
+   * neither read nor cleared, those have settles of their own. One read of the entity fewer.
+   */
+  own?: boolean;
 }
 
 export interface Settled {
@@ -65,18 +70,15 @@ async function deliver(deps: SettleDeps, db: string, schema: Schema, entry: Outb
 
 /**
  * After a settle recorded its own change's history and event: drops their outbox entries from the entity
- * at once (rather than in a settle of its own), and its own pending marks when nothing else is
- * left in the outbox. On failure the entry stays, and the next settle (the sweep's, at the latest)
- * delivers it. Never throws.
+ * at once (rather than in a settle of its own). On failure the entry stays, and the next settle
+ * (the sweep's, at the latest) delivers it. Never throws.
  */
 async function dropRecorded(deps: SettleDeps, db: string, id: string, recorded: readonly OutboxEntry[]): Promise<void> {
   const ids = new Set(recorded.map((entry) => entry.id));
   await deps.writer
     .update(db, id, async (stored): Promise<Plan<void>> => {
-      const rest = (stored?.outbox ?? []).filter((entry) => !ids.has(entry.id));
-      const own = rest.length === 0 ? (await deps.store.registry.pending.of(db, id)).filter((mark) => mark.own) : [];
       const delivered = (stored?.outbox ?? []).filter((entry) => ids.has(entry.id)).map((entry) => entry.id);
-      return { next: { kind: 'keep' }, delivered, settles: own, outcome: undefined };
+      return { next: { kind: 'keep' }, delivered, outcome: undefined };
     })
     .catch((err: unknown) => deps.logger.error({ err, db, entity: id }, 'could not drop recorded history from the outbox; the next settle does'));
 }
@@ -95,7 +97,7 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
   let records: OutboxEntry[] = [];
   let published = false;
   const settled = await deps.writer.update(db, id, async (stored): Promise<Plan<Settled>> => {
-    const marks = await pending.of(db, id);
+    const marks = options.own ? [] : await pending.of(db, id);
     if (!stored) return { next: { kind: 'keep' }, settles: marks, outcome: { entity: undefined, changed: false, cutOff: false } };
     const schema = await deps.schemas.of(db, record);
     let cutOff = false;
@@ -106,9 +108,9 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
     for (const entry of stored.outbox) tellAll(await deliver(deps, db, schema, entry));
     const delivered = stored.outbox.map((entry) => entry.id);
     if (stored.deleted) return { next: { kind: 'purge' }, delivered, settles: marks, outcome: { entity: undefined, changed: false, cutOff } };
-    // Only its own write's history and event to record (what a write leaving nothing for others
-    // marks): the write materialised the entity completely, as it did before they had outbox entries.
-    const onlyRecords = marks.every((mark) => mark.own) && stored.outbox.every(isRecord);
+    // Only its own write's history and event to record, and nothing it reads known to have changed:
+    // the write materialised the entity completely, as it did before they had outbox entries.
+    const onlyRecords = marks.length === 0 && stored.outbox.every(isRecord);
     if (onlyRecords && !options.recompute) return { next: { kind: 'keep' }, delivered, settles: marks, outcome: { entity: stored.entity, changed: false, cutOff } };
 
     const next = await refreshed(deps.store.entities(db), schema, record, stored.entity);
@@ -137,7 +139,6 @@ export async function settleEntity(deps: SettleDeps, db: string, record: Databas
       committed: async () => {
         published = await publishNow(deps, db, eventsOf(records));
       },
-      depth: from + 1,
       settles: marks,
       outcome: { entity, changed: true, cutOff },
     };

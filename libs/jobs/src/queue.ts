@@ -12,12 +12,13 @@ export interface JobTypes {
   };
   /**
    * Settle an entity (SPEC §9): deliver its outbox and recompute what it derives from others.
-   * Only the fast path: the need is recorded in the database (pending marks), and the worker's
-   * sweep settles whatever a lost job leaves. Coalesced per entity; `depth` counts the cascade
-   * steps that led here.
+   * Only the fast path: the need is recorded in the database (pending marks, or the entity's own
+   * outbox), and the worker's sweep settles whatever a lost job leaves. Coalesced per entity;
+   * `depth` counts the cascade steps that led here. `own`: asked by a write of the entity, to
+   * deliver its outbox only (coalesced apart from the settles its marks ask for).
    */
   settle: {
-    data: { db: string; entity: string; depth: number };
+    data: { db: string; entity: string; depth: number; own?: true };
     result: { changed: boolean; cutOff?: true };
   };
   /**

@@ -29,6 +29,8 @@ import { BSON, ObjectId, type Document } from 'mongodb';
  * Kept by the write path (`EntityWriter`), not derived from the properties:
  * - `__w`        a token of the last write (tells whether a commit whose answer was lost happened)
  * - `__outbox`   work for the worker that the writes left (SPEC §9), until it is delivered
+ * - `__unsettled` since when the outbox has held work: set while it is not empty (the entity's own
+ *                pending mark: indexed, so the worker's sweep finds an outbox whose job was lost)
  * - `__deleted`  set on a deleted entity kept (readable by nobody) until its outbox is delivered
  */
 export interface EntityDocument extends Document {
@@ -45,7 +47,7 @@ export interface EntityDocument extends Document {
 export const DERIVED_FIELDS = ['__v', '__read', '__vids', '__refs', '__q', '__sort', '__av'] as const;
 
 /** Every field of the document that is not a property: what a read never returns. */
-export const INTERNAL_FIELDS = [...DERIVED_FIELDS, '__w', '__outbox', '__deleted'] as const;
+export const INTERNAL_FIELDS = [...DERIVED_FIELDS, '__w', '__outbox', '__unsettled', '__deleted'] as const;
 
 /** Each storage form a value type may ask for (`FieldDescriptor.storedAs`), both ways. */
 const STORAGE: Record<StorageForm, { encode(wire: unknown): unknown; decode(stored: unknown): unknown }> = {

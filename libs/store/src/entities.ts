@@ -20,6 +20,8 @@ export interface Versioned {
 /** An entity document as stored: with its undelivered outbox, and possibly deleted already. */
 export interface Stored extends Versioned {
   outbox: OutboxEntry[];
+  /** Since when the outbox has held work (undefined when it is empty, or was written before this was kept). */
+  unsettled?: Date;
   /** A deleted entity whose outbox is not delivered yet: nobody reads it any more. */
   deleted: boolean;
 }
@@ -44,8 +46,18 @@ export interface NewEntity {
 const storedOf = (document: EntityDocument): Stored => ({
   ...fromDocument(document),
   outbox: (document.__outbox as OutboxEntry[] | undefined) ?? [],
+  ...(document.__unsettled instanceof Date ? { unsettled: document.__unsettled } : {}),
   deleted: document.__deleted !== undefined,
 });
+
+/** An outbox as the document keeps it: with the time since it has held work, or nothing at all. */
+const outboxFields = (outbox: readonly OutboxEntry[], since: Date) => (outbox.length > 0 ? { __outbox: [...outbox], __unsettled: since } : {});
+
+/** An entity whose outbox has waited since `since`: what the sweep settles when its job was lost. */
+export interface Unsettled {
+  id: string;
+  since: Date;
+}
 
 /**
  * Which filters an engine serves from its primary key: any with an `_id` equality (`compound`:
@@ -202,6 +214,17 @@ export class EntityCollection {
     if (batch.length > 0) yield batch;
   }
 
+  /**
+   * The entities whose outbox has held work since `before` or longer, oldest first: through the
+   * `unsettled` index, one find whatever the size of the database.
+   */
+  async unsettled(before: Date, limit: number): Promise<Unsettled[]> {
+    const documents = await this.collection
+      .find({ __unsettled: { $lte: before } }, { projection: { __unsettled: 1 }, sort: { __unsettled: 1 }, limit, maxTimeMS: this.maxTimeMS })
+      .toArray();
+    return documents.map((document) => ({ id: document._id.toHexString(), since: document.__unsettled as Date }));
+  }
+
   /** Every entity id of the database in `_id` order, in pages (for a whole-database rebuild); with `from`, those after it. */
   async *allIds(pageSize = 500, from?: string): AsyncGenerator<string[]> {
     let after: ObjectId | undefined = from === undefined ? undefined : new ObjectId(from);
@@ -225,7 +248,8 @@ export class EntityCollection {
    */
   async insert(entities: readonly NewEntity[], token?: string): Promise<void> {
     const written = token === undefined ? {} : { __w: token };
-    const documents = entities.map(({ stored, outbox = [] }) => ({ ...toDocument(stored, 1), ...written, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) }));
+    const now = new Date();
+    const documents = entities.map(({ stored, outbox = [] }) => ({ ...toDocument(stored, 1), ...written, ...outboxFields(outbox, now) }));
     if (documents.length > 0) await this.collection.insertMany(documents);
   }
 
@@ -240,7 +264,8 @@ export class EntityCollection {
 
   /**
    * Commits `next` with `outbox` if the entity is still at `version`; false when someone else wrote
-   * in between (or it is gone). Callers hold the entity's lease (`EntityWriter`).
+   * in between (or it is gone). Callers hold the entity's lease (`EntityWriter`). `unsettled` is
+   * since when the outbox has held work: kept with it while it is not empty, dropped with it.
    *
    * Where the engine serves `{_id, __v}` from its key, that is the write's filter: an atomic
    * compare-and-set. Where it serves a lone `_id` only (FerretDB), the version is read by `_id` and
@@ -248,16 +273,16 @@ export class EntityCollection {
    * engine's own update is a query, then a write, so no atomicity is lost); a writer whose lease
    * expired still finds the version moved and stops.
    */
-  async commit(id: string, version: number, next: Next, outbox: readonly OutboxEntry[], token: string): Promise<boolean> {
+  async commit(id: string, version: number, next: Next, outbox: readonly OutboxEntry[], token: string, unsettled = new Date()): Promise<boolean> {
     const _id = new ObjectId(id);
     const filter = await this.atVersion(_id, version);
     if (!filter) return false;
-    const kept = { __w: token, ...(outbox.length > 0 ? { __outbox: [...outbox] } : {}) };
+    const kept = { __w: token, ...outboxFields(outbox, unsettled) };
     switch (next.kind) {
       case 'purge':
         return (await this.collection.deleteOne(filter)).deletedCount === 1;
       case 'keep': {
-        const change = outbox.length > 0 ? { $set: { __v: version + 1, ...kept } } : { $set: { __v: version + 1, __w: token }, $unset: { __outbox: '' } };
+        const change = outbox.length > 0 ? { $set: { __v: version + 1, ...kept } } : { $set: { __v: version + 1, __w: token }, $unset: { __outbox: '', __unsettled: '' } };
         return (await this.collection.updateOne(filter, change)).matchedCount === 1;
       }
       case 'tombstone': {

@@ -4,7 +4,7 @@ export { MongoConnection, loggedConnection, type ConnectionEvents, type Connecti
 export { COUNTED_COMMANDS, MONGODB_COMMANDS_METRIC, commandKind, commandLabel, countCommands, type CommandKind } from './commands';
 export { ControlDb, type DatabaseRecord, type KeyRecord, type PasskeyKey } from './control';
 export { DatabaseRecords } from './records';
-export { EntityCollection, type NewEntity, type Next, type Stored, type Versioned } from './entities';
+export { EntityCollection, type NewEntity, type Next, type Stored, type Unsettled, type Versioned } from './entities';
 export {
   API_KEY_INDEXES,
   ENTITY_INDEXES,

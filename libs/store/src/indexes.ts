@@ -17,6 +17,7 @@ export const ENTITY_INDEXES: readonly IndexDefinition[] = [
   { key: { '_parent.reference': 1 }, name: 'parent' },
   { key: { __q: 1 }, name: 'search' },
   { key: { __av: 1 }, name: 'attribute_values' },
+  { key: { __unsettled: 1 }, name: 'unsettled' },
   { key: { '__sort._created.datetime.min': 1, _id: 1 }, name: 'created_asc' },
   { key: { '__sort._created.datetime.max': 1, _id: 1 }, name: 'created_desc' },
 ];

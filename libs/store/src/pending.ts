@@ -2,10 +2,12 @@ import { ObjectId, type Collection } from 'mongodb';
 import { PENDING_INDEXES, ensureIndexes } from './indexes';
 
 /**
- * One mark says "the derived data of this entity may be out of date": something it reads changed,
- * or its own outbox holds undelivered work. Marks are only ever inserted and deleted by `_id`, never
- * updated, so no engine's lack of atomic updates can lose one: a settle clears exactly the marks it
- * saw before it read the data, and a mark added meanwhile stays for the next settle.
+ * One mark says "the derived data of this entity may be out of date": something it reads changed
+ * (or its outbox holds work whose job could not be queued, or that a backup brought). An entity's
+ * own writes mark it in its document instead (`__unsettled`, beside its outbox). Marks are only
+ * ever inserted and deleted by `_id`, never updated, so no engine's lack of atomic updates can lose
+ * one: a settle clears exactly the marks it saw before it read the data, and a mark added meanwhile
+ * stays for the next settle.
  */
 export interface PendingMark {
   _id: ObjectId;
@@ -15,15 +17,12 @@ export interface PendingMark {
   depth: number;
   /** Its derived fields must be rewritten even if its values do not change (a definition changed). */
   rederive?: true;
-  /** Made by a write of the entity itself: its outbox holds work, nothing it reads is known to have changed. */
-  own?: true;
   at: Date;
 }
 
 /** Why an entity is marked, beyond "something it reads changed". */
 export interface MarkFlags {
   rederive?: boolean;
-  own?: boolean;
 }
 
 /** The marks of every tenant, in the control database (one small collection the sweep reads). */
@@ -37,7 +36,7 @@ export class PendingWork {
 
   async mark(db: string, entities: Iterable<string>, depth: number, flags: MarkFlags = {}): Promise<void> {
     const at = new Date();
-    const extra = { ...(flags.rederive ? { rederive: true as const } : {}), ...(flags.own ? { own: true as const } : {}) };
+    const extra = flags.rederive ? { rederive: true as const } : {};
     const documents = [...new Set(entities)].map((entity) => ({ _id: new ObjectId(), db, entity, depth, at, ...extra }));
     if (documents.length > 0) await this.marks.insertMany(documents, { ordered: false });
   }
@@ -57,7 +56,7 @@ export class PendingWork {
   async postpone(db: string, entity: string): Promise<void> {
     const marks = await this.of(db, entity);
     if (marks.length === 0) return;
-    const flags = { rederive: marks.some((mark) => mark.rederive), own: marks.every((mark) => mark.own) };
+    const flags = { rederive: marks.some((mark) => mark.rederive) };
     await this.mark(db, [entity], Math.min(...marks.map((mark) => mark.depth)), flags);
     await this.clear(marks);
   }

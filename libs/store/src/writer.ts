@@ -31,7 +31,7 @@ export class WriteBusy extends Error {
 /** What one write of an entity does, decided from the entity as stored while holding its lease. */
 export interface Plan<T> {
   next: Next;
-  /** Work for the worker, committed in the same document write (and the entity marked pending). */
+  /** Work for the worker, committed in the same document write (the outbox marks the entity unsettled). */
   add?: readonly OutboxEntry[];
   /** Outbox entries delivered meanwhile (by id), removed in the same write. */
   delivered?: readonly string[];
@@ -41,8 +41,6 @@ export interface Plan<T> {
   revokeKeys?: readonly string[];
   /** Marks this write settles: cleared once it is committed. */
   settles?: readonly PendingMark[];
-  /** The cascade step this write is (0, a person's write, unless said): the depth of the mark `add` sets. */
-  depth?: number;
   /**
    * Runs once the change is committed, still holding the entity's lease, so that what it does
    * (publishing the change) happens in the order of the entity's versions. Must not throw: the
@@ -79,19 +77,16 @@ export class EntityWriter {
 
   /**
    * New entities in one insert, with the same guarantees each as `create`: their history recorded
-   * and they marked pending (when they leave work for the worker) before the insert, their outbox
-   * in their own document, the `keys` they generate indexed before and withdrawn if the insert
-   * fails. Answered stored only when all of them are; a failed insert may have stored a prefix of
-   * them (each complete, its mark set). The history of one not stored stays unread: history is
-   * read only for entities that exist, or were deleted.
+   * before the insert, their outbox in their own document (which marks them unsettled), the `keys`
+   * they generate indexed before and withdrawn if the insert fails. Answered stored only when all
+   * of them are; a failed insert may have stored a prefix of them (each complete). The history of
+   * one not stored stays unread: history is read only for entities that exist, or were deleted.
    */
   async createMany(db: string, entities: readonly NewEntity[], keys: readonly KeyRecord[] = []): Promise<void> {
     if (entities.length === 0) return;
     await this.withKeys({ keys }, async () => {
       // Before the insert: a new entity's history is complete from its first moment, and needs no worker.
       await this.store.history(db).record(entities.flatMap(({ history }) => history ?? []));
-      const pending = entities.filter(({ outbox }) => (outbox?.length ?? 0) > 0).map(({ stored }) => stored.entity._id);
-      if (pending.length > 0) await this.store.registry.pending.mark(db, pending, 0, { own: true });
       const token = writeToken();
       const insert = async () => {
         await this.store.entities(db).insert(entities, token);
@@ -113,15 +108,16 @@ export class EntityWriter {
         const current = await entities.stored(id);
         const decided = await plan(current);
         const delivered = new Set(decided.delivered ?? []);
-        const outbox = [...(current?.outbox ?? []).filter((entry) => !delivered.has(entry.id)), ...(decided.add ?? [])];
+        const waiting = (current?.outbox ?? []).filter((entry) => !delivered.has(entry.id));
+        const outbox = [...waiting, ...(decided.add ?? [])];
         const writes = current !== undefined && (decided.next.kind !== 'keep' || delivered.size > 0 || (decided.add?.length ?? 0) > 0);
         if (writes) {
           if (!lease.valid()) throw new WriteBusy(1);
           for (const value of decided.revokeKeys ?? []) await registry.revokeKey(db, value);
-          if (decided.add?.length) await registry.pending.mark(db, [id], decided.depth ?? 0, { own: true });
           const token = writeToken();
           const happened = (last: string | undefined) => (decided.next.kind === 'purge' ? last === undefined : last === token);
-          const commit = () => entities.commit(id, current.version, decided.next, outbox, token);
+          // Unsettled since the oldest entry still waiting: entries added later keep that time.
+          const commit = () => entities.commit(id, current.version, decided.next, outbox, token, waiting.length > 0 ? current.unsettled : undefined);
           if (!(await this.withKeys(decided, () => this.confirmed(db, id, happened, commit, 'retry')))) continue;
           await decided.committed?.().catch(() => undefined);
         }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { settleEntity } from '@entia/entities';
 import request from 'supertest';
 import { testApi, type TestApi } from './support';
 import { testTenant, type TestTenant } from './tenant';
@@ -84,11 +85,11 @@ describe('the cost of a request in round trips', () => {
     // Where the engine serves only a lone `_id` from its key (FerretDB), the compare-and-set reads
     // the version by `_id` first: one find more, instead of a scan (EntityCollection.commit).
     const fence = (await api.deps.store.keyLookups()) === 'lone-id' ? ['find'] : [];
-    // The writes of a change: the pending mark of its derived work (control database) and the
-    // entity, its history rows in its outbox. Of a create that leaves no work for the worker: the
-    // entity and its history.
+    // The write of a change: the entity alone, its history rows in its outbox, which marks it
+    // unsettled in the same write. Of a create that leaves no work for the worker: the entity and
+    // its history.
     const change = await costOf(post(`/entity/${created.body._id}`, [{ type: 'body', string: 'more' }]));
-    expect([change.status, change.mongodb.sort()]).toEqual([200, ['find', ...fence, 'insert', 'update'].sort()]);
+    expect([change.status, change.mongodb.sort()]).toEqual([200, ['find', ...fence, 'update'].sort()]);
     // The caller (whose name labels `_owner` and `_created`) is read by every create (checks.ts, `readFirst`).
     const plain = await costOf(post('/entity', [{ type: '_type', reference: note }, { type: 'body', string: 'new' }]));
     expect([plain.status, plain.mongodb.sort()]).toEqual([201, ['find', 'insert', 'insert']]);
@@ -101,6 +102,23 @@ describe('the cost of a request in round trips', () => {
     await costOf(post(`/entity/${created.body._id}`, [{ type: 'body', string: 'changed' }]));
     const afterChange = await costOf(about(created.body._id));
     expect([afterChange.status, afterChange.mongodb.sort()]).toEqual([201, ['find', 'find', 'insert', 'insert']]);
+  });
+
+  it("the worker's settle of a change: the entity read, its history recorded, its outbox emptied (3 commands, the fence apart)", async () => {
+    const note = await t.defineType('memo', [{ name: 'body', type: 'string' }]);
+    const id = (await t.create([{ type: '_type', reference: note }, { type: 'body', string: 'first' }])).body._id as string;
+    await request(api.app).post(`/api/${t.db}/entity/${id}`).set('Authorization', t.owner.auth).send([{ type: 'body', string: 'more' }]).expect(200);
+    // No worker runs beside this API: the settle the change queued is run here, as the worker's processor runs it.
+    expect((await api.deps.store.entities(t.db).stored(id))!.unsettled).toBeInstanceOf(Date);
+    const fence = (await api.deps.store.keyLookups()) === 'lone-id' ? ['find'] : [];
+    const record = (await api.deps.store.registry.database(t.db))!;
+    const mongodb: string[] = [];
+    const stop = api.deps.store.onCommand((name) => mongodb.push(name));
+    await settleEntity(api.deps, t.db, record, id, 0, { own: true });
+    stop();
+    expect(mongodb.sort()).toEqual(['find', ...fence, 'insert', 'update'].sort());
+    const settled = (await api.deps.store.entities(t.db).stored(id))!;
+    expect([settled.outbox, settled.unsettled]).toEqual([[], undefined]);
   });
 
   it('an anonymous cached GET too: the count is per IP, in the same command', async () => {

@@ -3,6 +3,7 @@ import type { JobProducer } from '@entia/jobs';
 import type { PendingWork } from '@entia/store';
 import { DEPENDENCY_UP_METRIC, measureDependencies, type Check } from '@entia/health';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { OutboxBacklog } from './sweep';
 
 /**
  * Job durations and failures observed on `worker`; the queue's depth, the derived work still
@@ -13,6 +14,8 @@ export function workerMetrics(
   worker: Worker,
   queue: JobProducer,
   pending: PendingWork,
+  /** What the sweep's last scan of outboxes left unsettled. */
+  outboxes: () => OutboxBacklog,
   dependencies: { checks: Record<string, Check>; timeoutMs: number },
 ): Registry {
   const registry = new Registry();
@@ -46,18 +49,20 @@ export function workerMetrics(
 
   const age = new Gauge({
     name: 'entia_derived_pending_oldest_seconds',
-    help: 'Age of the oldest pending mark: how long some derived data has waited to be settled (0 when none waits).',
+    help: 'Age of the oldest pending mark, or unsettled outbox the last scan could not deliver: how long some derived data has waited to be settled (0 when none waits).',
     registers: [registry],
   });
   new Gauge({
     name: 'entia_derived_pending_marks',
-    help: 'Pending marks: entities whose derived data (formulas, labels, inherited rights, outbox) is not settled yet.',
+    help: 'Pending marks, and unsettled outboxes the last scan could not deliver: entities whose derived data (formulas, labels, inherited rights, outbox) is not settled yet.',
     registers: [registry],
     async collect() {
       const stats = await pending.stats().catch(() => undefined);
       if (!stats) return;
-      this.set(stats.count);
-      age.set(stats.oldest ? (Date.now() - stats.oldest.getTime()) / 1000 : 0);
+      const { count, oldest } = outboxes();
+      this.set(stats.count + count);
+      const since = Math.min(stats.oldest?.getTime() ?? Infinity, oldest?.getTime() ?? Infinity);
+      age.set(Number.isFinite(since) ? (Date.now() - since) / 1000 : 0);
     },
   });
 

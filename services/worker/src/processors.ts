@@ -27,7 +27,7 @@ export function createProcessors(deps: ProcessorDeps): Processors {
     settle: async (job) => {
       const record = await records.get(job.data.db);
       if (!record) return { changed: false };
-      const outcome = await settleEntity(deps, job.data.db, record, job.data.entity, job.data.depth);
+      const outcome = await settleEntity(deps, job.data.db, record, job.data.entity, job.data.depth, { own: job.data.own === true });
       if (outcome.cutOff) await job.log(`cascade cut off at depth ${job.data.depth}: a cycle of formulas that does not settle`);
       return { changed: outcome.changed, ...(outcome.cutOff ? { cutOff: true } : {}) };
     },

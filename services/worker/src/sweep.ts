@@ -2,11 +2,24 @@ import { publishIntended, settleEntity, type SettleDeps } from '@entia/entities'
 import type { DatabaseRecords } from '@entia/store';
 import { runPeriodically } from './periodic';
 
-// Marks read per round; a backlog larger than this takes several rounds.
+// Marks (and outboxes of each database) read per round; a backlog larger than this takes several rounds.
 const BATCH = 200;
+
+/**
+ * Every this many sweep rounds (the first included), the sweep also reads every database's
+ * unsettled outboxes: the work whose settle job was lost with Redis (wiped, failed over) after it
+ * was queued. A job that could not be queued marked its entity, and is found by the next round.
+ */
+export const OUTBOX_SCAN_EVERY = 3;
 
 export interface SweepDeps extends SettleDeps {
   records: DatabaseRecords;
+}
+
+/** What the last scan of outboxes left unsettled: how many entities, and since when the oldest waits. */
+export interface OutboxBacklog {
+  count: number;
+  oldest: Date | undefined;
 }
 
 /**
@@ -36,12 +49,47 @@ export async function sweepOnce(deps: SweepDeps, olderThanMs: number): Promise<n
 }
 
 /**
- * Runs `sweepOnce` every `intervalMs` (and once at start) until stopped, and publishes the
- * creations whose request died before it could (`publishIntended`); rounds never overlap.
+ * Delivers the outboxes that have waited longer than `olderThanMs` in every database (oldest
+ * first, one indexed find per database): an entity's own writes mark it there, not in the
+ * control database. Resolves to what is left unsettled (an entity that failed stays marked by its
+ * outbox, and the next scan tries again).
  */
-export function startSweeper(deps: SweepDeps, intervalMs: number): { stop(): Promise<void> } {
+export async function sweepOutboxes(deps: SweepDeps, olderThanMs: number): Promise<OutboxBacklog> {
+  const before = new Date(Date.now() - olderThanMs);
+  const left: Date[] = [];
+  for (const record of await deps.store.registry.allDatabases()) {
+    // One being deleted is no longer served, nor settled.
+    if (record.deleting) continue;
+    const db = record._id;
+    const unsettled = await deps.store
+      .entities(db)
+      .unsettled(before, BATCH)
+      .catch((err: unknown) => {
+        deps.logger.error({ err, db }, 'could not read the unsettled outboxes of a database; the next scan tries again');
+        return [];
+      });
+    for (const { id, since } of unsettled) {
+      try {
+        await settleEntity(deps, db, record, id, 0, { own: true });
+      } catch (err) {
+        deps.logger.error({ err, db, entity: id }, 'could not deliver an outbox; a later sweep tries again');
+        left.push(since);
+      }
+    }
+  }
+  return { count: left.length, oldest: left.length > 0 ? new Date(Math.min(...left.map((since) => since.getTime()))) : undefined };
+}
+
+/**
+ * Runs `sweepOnce` every `intervalMs` (and once at start), `sweepOutboxes` every
+ * `OUTBOX_SCAN_EVERY` rounds (telling `onBacklog` what it left), and publishes the creations whose
+ * request died before it could (`publishIntended`); rounds never overlap.
+ */
+export function startSweeper(deps: SweepDeps, intervalMs: number, onBacklog: (backlog: OutboxBacklog) => void = () => undefined): { stop(): Promise<void> } {
+  let rounds = 0;
   const round = async () => {
     await sweepOnce(deps, intervalMs);
+    if (rounds++ % OUTBOX_SCAN_EVERY === 0) onBacklog(await sweepOutboxes(deps, intervalMs));
     await publishIntended(deps, intervalMs);
   };
   return runPeriodically(round, intervalMs, (err) => deps.logger.error({ err }, 'sweep failed; trying again next round'));

@@ -9,7 +9,7 @@ import { workerMetrics } from './metrics';
 import { readinessProbe, type WorkerReadiness } from './readiness';
 import { whenUnreachable } from './unreachable';
 import { createProcessors, dispatcher } from './processors';
-import { startSweeper } from './sweep';
+import { startSweeper, type OutboxBacklog } from './sweep';
 import { runPeriodically } from './periodic';
 import { DatabaseRecords, MONGODB_COMMANDS_METRIC, countCommands } from '@entia/store';
 import { deliverySettings, webhookBackoff } from './webhooks/deliver';
@@ -75,6 +75,8 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
   worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
+  // What the sweep's last scan of outboxes could not deliver (the metrics show it).
+  let backlog: OutboxBacklog = { count: 0, oldest: undefined };
   /** The sweep, the webhook dispatcher and the history expiry: started with the jobs. */
   const startBackground = () => [
     // Changes to webhook deliveries. A dead worker's undispatched changes are taken over
@@ -84,7 +86,9 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
       createRedis(config.REDIS_URL, 'worker', onRedisError, config.DEPENDENCY_TIMEOUT_MS),
       { claimIdleMs: Math.max(5000, 2 * config.WORKER_LOCK_MS) },
     ).start(),
-    startSweeper(deps, config.SWEEP_INTERVAL_MS),
+    startSweeper(deps, config.SWEEP_INTERVAL_MS, (left) => {
+      backlog = left;
+    }),
     runPeriodically(
       () => expireHistory(store, config.HISTORY_RETENTION_DAYS).then((expired) => expired > 0 && logger.info({ expired }, 'expired the history of deleted entities')),
       HISTORY_EXPIRY_INTERVAL_MS,
@@ -93,7 +97,7 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
   ];
 
   const checks = { mongodb: () => store.ping(), redis: () => pingRedis(commands) };
-  const registry = workerMetrics(worker, queue, store.registry.pending, { checks, timeoutMs: config.READINESS_TIMEOUT_MS });
+  const registry = workerMetrics(worker, queue, store.registry.pending, () => backlog, { checks, timeoutMs: config.READINESS_TIMEOUT_MS });
   if (config.MONGODB_COMMAND_METRICS) countCommands(store, new Counter({ ...MONGODB_COMMANDS_METRIC, registers: [registry] }));
   // Set when close() begins: BullMQ's worker counts as running until its last job has finished.
   let closing = false;

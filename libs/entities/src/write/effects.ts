@@ -3,7 +3,7 @@ import { historyRowsIn, newId, type HistoryRow, type OutboxEntry } from '@entia/
 import type { EntitiesDeps, SettleDeps } from '../deps';
 import { isSchemaEntity } from '../definitions';
 import { objectKeysOf } from '../files';
-import { scheduleSettle } from '../schedule';
+import { scheduleOwnSettle } from '../schedule';
 import type { Schema } from '../schema';
 import type { Tenant } from '../tenant';
 
@@ -183,5 +183,5 @@ export async function afterCommit(deps: EntitiesDeps, tenant: Tenant, ...written
     publishNow(deps, tenant.name, written.flatMap(({ events = [] }) => events)),
   ]);
   const pending = written.filter(({ outbox }) => outbox.length > 0).map(({ entity }) => entity._id);
-  if (pending.length > 0) await scheduleSettle(deps, tenant.name, pending, 0);
+  if (pending.length > 0) await scheduleOwnSettle(deps, tenant.name, pending);
 }
