@@ -23,7 +23,7 @@ import { sampleUsage, type ProcessUsage } from './load/usage';
 import { machine } from './machine';
 import { redisRoundTrips } from './load/round-trips';
 import { parseTrace, summariseTrace, type ScenarioTrace } from './load/trace-summary';
-import { dropBenchDatabase, loadWorld, ownerApiKey, seed, type World } from './seed';
+import { dropBenchDatabase, forgetSeedWork, loadWorld, ownerApiKey, seed, type World } from './seed';
 import { openBenchApp } from './app';
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -69,11 +69,7 @@ async function main(): Promise<void> {
       world = seeded.world;
       seeding = { totalMs: Math.round(seeded.report.totalMs) };
       log(`seeded in ${(seeded.report.totalMs / 1000).toFixed(0)} s`);
-      // The import labelled every reference and these types have no formulas, so the derived work it
-      // marked (each entity's referrers to recompute) would change nothing; on an engine that scans,
-      // the worker would spend many minutes on it beside the timed scenarios. Dropped, not measured.
-      const marks = await store.control.collection('pending').deleteMany({ db: options.db });
-      log(`dropped the seed's ${marks.deletedCount} marks of derived work`);
+      log(`forgot the seed's derived work on ${await forgetSeedWork(store, options.db)} entities (not measured)`);
     }
     const host = await machine(store, options.db);
     log(`engine: ${host.engine}; ${host.nproc} CPUs, ${host.memoryGiB} GiB, Node ${host.node}`);

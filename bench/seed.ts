@@ -1,5 +1,5 @@
 import { type MetaTypes, type ValueInput } from '@entia/domain';
-import { EntityCollection, type DatabaseRecord, type Store } from '@entia/store';
+import { EntityCollection, TENANT_COLLECTIONS, type DatabaseRecord, type Store } from '@entia/store';
 import { ImportSession, addValues, createDatabase, createEntity, importEntities, type EntitiesDeps, type ImportInput, type Tenant } from '@entia/entities';
 import { ObjectId } from 'mongodb';
 import {
@@ -250,6 +250,19 @@ export async function loadWorld(store: Store, db: string): Promise<{ world: Worl
   const found = await store.database(db).collection(WORLD_COLLECTION).findOne({ _id: 'world' as unknown as ObjectId });
   if (!found) throw new Error(`database "${db}" holds no benchmark data set (no ${WORLD_COLLECTION} document)`);
   return { world: found.world as World, seeding: found.seeding as SeedReport };
+}
+
+/**
+ * Forgets the derived work the seed left (its pending marks, and its outboxes' unsettled times, so
+ * that the worker's sweep does not find them): the import labelled every reference and these types
+ * have no formulas, so that work would change nothing, and on an engine that scans the worker would
+ * spend many minutes on it beside the timed scenarios. The outboxes stay (their history rows are
+ * read from there). Resolves to how many marks and outboxes were forgotten.
+ */
+export async function forgetSeedWork(store: Store, db: string): Promise<number> {
+  const marks = await store.control.collection('pending').deleteMany({ db });
+  const outboxes = await store.database(db).collection(TENANT_COLLECTIONS.entities).updateMany({ __unsettled: { $exists: true } }, { $unset: { __unsettled: '' } });
+  return marks.deletedCount + outboxes.modifiedCount;
 }
 
 /** Drops the database and everything the registry knows of it. */

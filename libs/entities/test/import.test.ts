@@ -72,15 +72,16 @@ describe('importEntities', () => {
     expect(imported!.__q).toContain('lee');
   });
 
-  it('leaves the work a create leaves: the outbox in the document, the entity marked pending, settled by the worker', async () => {
+  it('leaves the work a create leaves: the outbox in the document, the entity marked unsettled there, settled by the worker', async () => {
     const shelf = await defineType('shelf');
     await define(shelf, 'pages', 'number', [{ type: 'formula', string: '_child.book.pages SUM' }]);
     const mine = await create([{ type: '_type', reference: shelf }]);
     const [child] = await importEntities(deps, tenant, [{ values: [{ type: '_type', reference: book }, { type: '_parent', reference: mine }, { type: 'pages', number: 120 }] }]);
 
-    expect((await tenant.entities.stored(child!))!.outbox).not.toHaveLength(0);
-    expect(await deps.store.registry.pending.of(tenant.name, child!)).not.toHaveLength(0);
-    await settleEntity(deps, tenant.name, record, child!, 0);
+    const stored = (await tenant.entities.stored(child!))!;
+    expect([stored.outbox.length > 0, stored.unsettled]).toEqual([true, expect.any(Date)]);
+    expect((await tenant.entities.unsettled(new Date(), 1000)).map(({ id }) => id)).toContain(child);
+    await settleEntity(deps, tenant.name, record, child!, 0, { own: true });
     await settleEntity(deps, tenant.name, record, mine, 0);
     expect((await valuesOf(mine, 'pages'))[0]!.number).toBe(120);
   });

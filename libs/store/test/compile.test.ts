@@ -220,14 +220,14 @@ describe('compileProjection: props keep `_id` and the named properties, else int
 
   it('without props, leaves out every internal field', () => {
     expect(compileProjection(undefined)).toEqual({
-      __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __sort: 0, __av: 0, __w: 0, __outbox: 0, __deleted: 0,
+      __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __sort: 0, __av: 0, __w: 0, __outbox: 0, __unsettled: 0, __deleted: 0,
     });
   });
 
   it('with a sort, reads the sort keys a cursor is made of: named beside props, or `__sort` kept', () => {
     const sort = parseListQuery({ sort: '-n.number,t.string' }).sort;
     expect(compileProjection(['name'], sort)).toEqual({ _id: 1, name: 1, '__sort.n.number.max': 1, '__sort.t.string.min': 1 });
-    expect(compileProjection(undefined, sort)).toEqual({ __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __av: 0, __w: 0, __outbox: 0, __deleted: 0 });
+    expect(compileProjection(undefined, sort)).toEqual({ __v: 0, __read: 0, __vids: 0, __refs: 0, __q: 0, __av: 0, __w: 0, __outbox: 0, __unsettled: 0, __deleted: 0 });
     expect(compileProjection(['name'], [])).toEqual({ _id: 1, name: 1 });
   });
 });

@@ -93,7 +93,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
       const stored = await inserted();
       const entries = outbox();
       expect(await entities.commit(stored._id, 1, { kind: 'keep' }, entries, 'token-1')).toBe(true);
-      expect(await entities.stored(stored._id)).toEqual({ entity: stored, version: 2, outbox: entries, deleted: false });
+      expect(await entities.stored(stored._id)).toEqual({ entity: stored, version: 2, outbox: entries, unsettled: expect.any(Date), deleted: false });
       expect(await entities.lastWrite(stored._id)).toBe('token-1');
     });
 
@@ -133,7 +133,7 @@ describe('EntityCollection over a real MongoDB-protocol server', () => {
       expect(await entities.commit(stored._id, 1, { kind: 'tombstone' }, entries, 'token-1')).toBe(true);
       expect(await entities.get(stored._id)).toBeUndefined();
       expect(await entities.byValueId(name._id)).toBeUndefined();
-      expect(await entities.stored(stored._id)).toEqual({ entity: { _id: stored._id, properties: {} }, version: 2, outbox: entries, deleted: true });
+      expect(await entities.stored(stored._id)).toEqual({ entity: { _id: stored._id, properties: {} }, version: 2, outbox: entries, unsettled: expect.any(Date), deleted: true });
       const listed = await entities.list({ filters: [], sort: [], limit: 10, skip: 0, terms: [] }, ['public']);
       expect(listed.entities.map((e) => e._id)).not.toContain(stored._id);
     });
