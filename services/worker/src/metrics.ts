@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import type { JobProducer } from '@entia/jobs';
+import { gaveUp, type JobProducer } from '@entia/jobs';
 import type { PendingWork } from '@entia/store';
 import { DEPENDENCY_UP_METRIC, measureDependencies, type Check } from '@entia/health';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -36,6 +36,12 @@ export function workerMetrics(
     registers: [registry],
   });
   const failures = new Counter({ name: 'entia_job_failures_total', help: 'Job attempts that failed.', labelNames: ['name'], registers: [registry] });
+  const givenUp = new Counter({
+    name: 'entia_jobs_given_up_total',
+    help: 'Jobs that failed their last attempt (derived work is re-driven by the sweep; a webhook delivery stays failed).',
+    labelNames: ['name'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'entia_queue_jobs',
     help: 'Jobs in the queue, by state.',
@@ -70,9 +76,10 @@ export function workerMetrics(
     if (startedAt !== undefined) duration.observe({ name, outcome }, (Date.now() - startedAt) / 1000);
   };
   worker.on('completed', (job) => observe(job.name, 'completed', job.processedOn));
-  worker.on('failed', (job) => {
+  worker.on('failed', (job, err) => {
     if (!job) return;
     failures.inc({ name: job.name });
+    if (gaveUp(job, err)) givenUp.inc({ name: job.name });
     observe(job.name, 'failed', job.processedOn);
   });
   return registry;

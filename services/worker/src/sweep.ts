@@ -14,12 +14,19 @@ export const OUTBOX_SCAN_EVERY = 3;
 
 export interface SweepDeps extends SettleDeps {
   records: DatabaseRecords;
+  logger: SettleDeps['logger'] & { info(details: object, message: string): void };
 }
 
 /** What the last scan of outboxes left unsettled: how many entities, and since when the oldest waits. */
 export interface OutboxBacklog {
   count: number;
   oldest: Date | undefined;
+}
+
+/** A scan of outboxes: how many it delivered, and what it left. */
+interface OutboxScan {
+  settled: number;
+  left: OutboxBacklog;
 }
 
 /**
@@ -54,9 +61,10 @@ export async function sweepOnce(deps: SweepDeps, olderThanMs: number): Promise<n
  * control database. Resolves to what is left unsettled (an entity that failed stays marked by its
  * outbox, and the next scan tries again).
  */
-export async function sweepOutboxes(deps: SweepDeps, olderThanMs: number): Promise<OutboxBacklog> {
+export async function sweepOutboxes(deps: SweepDeps, olderThanMs: number): Promise<OutboxScan> {
   const before = new Date(Date.now() - olderThanMs);
   const left: Date[] = [];
+  let settled = 0;
   for (const record of await deps.store.registry.allDatabases()) {
     // One being deleted is no longer served, nor settled.
     if (record.deleting) continue;
@@ -71,25 +79,34 @@ export async function sweepOutboxes(deps: SweepDeps, olderThanMs: number): Promi
     for (const { id, since } of unsettled) {
       try {
         await settleEntity(deps, db, record, id, 0, { own: true });
+        settled++;
       } catch (err) {
         deps.logger.error({ err, db, entity: id }, 'could not deliver an outbox; a later sweep tries again');
         left.push(since);
       }
     }
   }
-  return { count: left.length, oldest: left.length > 0 ? new Date(Math.min(...left.map((since) => since.getTime()))) : undefined };
+  const oldest = left.length > 0 ? new Date(Math.min(...left.map((since) => since.getTime()))) : undefined;
+  return { settled, left: { count: left.length, oldest } };
 }
 
 /**
  * Runs `sweepOnce` every `intervalMs` (and once at start), `sweepOutboxes` every
  * `OUTBOX_SCAN_EVERY` rounds (telling `onBacklog` what it left), and publishes the creations whose
- * request died before it could (`publishIntended`); rounds never overlap.
+ * request died before it could (`publishIntended`); rounds never overlap. A round that settled
+ * anything says so at info: work that jobs had left.
  */
 export function startSweeper(deps: SweepDeps, intervalMs: number, onBacklog: (backlog: OutboxBacklog) => void = () => undefined): { stop(): Promise<void> } {
   let rounds = 0;
   const round = async () => {
-    await sweepOnce(deps, intervalMs);
-    if (rounds++ % OUTBOX_SCAN_EVERY === 0) onBacklog(await sweepOutboxes(deps, intervalMs));
+    const marked = await sweepOnce(deps, intervalMs);
+    let outboxes = 0;
+    if (rounds++ % OUTBOX_SCAN_EVERY === 0) {
+      const scan = await sweepOutboxes(deps, intervalMs);
+      outboxes = scan.settled;
+      onBacklog(scan.left);
+    }
+    if (marked + outboxes > 0) deps.logger.info({ marked, outboxes }, 'the sweep settled what jobs had left');
     await publishIntended(deps, intervalMs);
   };
   return runPeriodically(round, intervalMs, (err) => deps.logger.error({ err }, 'sweep failed; trying again next round'));

@@ -1,6 +1,6 @@
 import { cacheRedisUrl, type Config } from '@entia/config';
 import { SchemaGate, expireHistory, openEntities } from '@entia/entities';
-import { QUEUE_NAME, createRedis, pingRedis, redisStuck } from '@entia/jobs';
+import { QUEUE_NAME, createRedis, gaveUp, pingRedis, redisStuck } from '@entia/jobs';
 import { stuckParts } from '@entia/health';
 import { Worker, type Job } from 'bullmq';
 import { Counter, type Registry } from 'prom-client';
@@ -74,7 +74,12 @@ export function startWorker(config: Config, logger: Logger): RunningWorker {
     autorun: false,
   });
   worker.on('error', (err) => logger.warn({ err }, 'worker error'));
-  worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed'));
+  worker.on('failed', (job, err) => {
+    if (!job || !gaveUp(job, err)) return logger.warn({ err, jobId: job?.id, name: job?.name }, 'job failed; it is tried again');
+    // One line per job that ends failed: what it was about, and why (its attempts' lines are warnings).
+    const { db, entity } = job.data as { db?: unknown; entity?: unknown };
+    logger.error({ jobId: job.id, name: job.name, db, entity, attempts: job.attemptsMade, reason: err.message }, `${job.name} job gave up`);
+  });
   // What the sweep's last scan of outboxes could not deliver (the metrics show it).
   let backlog: OutboxBacklog = { count: 0, oldest: undefined };
   /** The sweep, the webhook dispatcher and the history expiry: started with the jobs. */
