@@ -1,6 +1,6 @@
 import { DATABASE_NAME_SOURCE, assertDatabaseOwner, notFound, presentEntity } from '@entia/domain';
 import { RANDOM_JOB_ID_SOURCE, randomJobId, type JobStatus } from '@entia/jobs';
-import type { DatabaseRecord } from '@entia/store';
+import { pendingSince, type DatabaseRecord } from '@entia/store';
 import type { EntitiesDeps, SettleDeps } from './deps';
 import { existingId, readable } from './read';
 import { settleEntity } from './settle';
@@ -37,7 +37,7 @@ export async function pendingOf(deps: EntitiesDeps, tenant: Tenant, id: string):
   await readable(tenant, id);
   const [marks, stored] = await Promise.all([deps.store.registry.pending.of(tenant.name, id), tenant.entities.stored(id)]);
   // Marked by what it reads, or by its own outbox (since the oldest work still in it).
-  const since = [...marks.map((mark) => mark.at.getTime()), ...(stored?.unsettled ? [stored.unsettled.getTime()] : [])];
+  const since = [...marks.map((mark) => pendingSince(mark).getTime()), ...(stored?.unsettled ? [stored.unsettled.getTime()] : [])];
   if (since.length === 0) return { pending: false };
   return { pending: true, since: new Date(Math.min(...since)).toISOString() };
 }

@@ -24,7 +24,7 @@ export { newId } from './ids';
 export { compileAfter, compileFilter, compileMatch, compilePage, compileProjection, compileSort } from './compile';
 export { queryFailure } from './query-errors';
 export { EntityWriter, WriteBusy, type HeldLease, type Leases, type Plan } from './writer';
-export { PendingWork, type MarkFlags, type PendingMark } from './pending';
+export { PendingWork, pendingSince, type MarkFlags, type PendingMark } from './pending';
 export { historyRowsIn, type OutboxEntry } from './outbox';
 export { RedisLeases, type LeaseOptions, type LeaseRedis } from './leases';
 export { HistoryCollection, type HistoryRow } from './history';

@@ -17,8 +17,14 @@ export interface PendingMark {
   depth: number;
   /** Its derived fields must be rewritten even if its values do not change (a definition changed). */
   rederive?: true;
+  /** When it was made: the sweep's order. */
   at: Date;
+  /** Set when older than `at`: the change it stands for, kept when the sweep postponed the mark. */
+  since?: Date;
 }
+
+/** Since when a mark's entity has been pending: what the entity and the metrics show. */
+export const pendingSince = (mark: Pick<PendingMark, 'at' | 'since'>): Date => mark.since ?? mark.at;
 
 /** Why an entity is marked, beyond "something it reads changed". */
 export interface MarkFlags {
@@ -51,13 +57,15 @@ export class PendingWork {
 
   /**
    * Moves an entity's marks to the back of the line (one new mark, then the old ones cleared), so
-   * an entity that cannot be settled now does not hold up the ones behind it.
+   * an entity that cannot be settled now does not hold up the ones behind it. The new mark keeps
+   * the oldest `since`: the entity has been pending since then, however often it is postponed.
    */
   async postpone(db: string, entity: string): Promise<void> {
     const marks = await this.of(db, entity);
     if (marks.length === 0) return;
-    const flags = { rederive: marks.some((mark) => mark.rederive) };
-    await this.mark(db, [entity], Math.min(...marks.map((mark) => mark.depth)), flags);
+    const since = new Date(Math.min(...marks.map((mark) => pendingSince(mark).getTime())));
+    const depth = Math.min(...marks.map((mark) => mark.depth));
+    await this.marks.insertOne({ _id: new ObjectId(), db, entity, depth, at: new Date(), since, ...(marks.some((mark) => mark.rederive) ? { rederive: true as const } : {}) });
     await this.clear(marks);
   }
 
@@ -71,9 +79,15 @@ export class PendingWork {
     return this.marks.find({ at: { $lte: before } }, { sort: { at: 1 }, limit }).toArray();
   }
 
-  /** How many marks wait, and since when the oldest. */
+  /** How many marks wait, and since when the oldest has been pending (a postponed mark's `since`). */
   async stats(): Promise<{ count: number; oldest: Date | undefined }> {
-    const [count, oldest] = await Promise.all([this.marks.countDocuments(), this.marks.findOne({}, { sort: { at: 1 } })]);
-    return { count, oldest: oldest?.at };
+    const [count, made, postponed] = await Promise.all([
+      this.marks.countDocuments(),
+      this.marks.findOne({}, { sort: { at: 1 } }),
+      // Few: only marks the sweep could not settle carry one.
+      this.marks.findOne({ since: { $exists: true } }, { sort: { since: 1 } }),
+    ]);
+    const times = [made?.at, postponed?.since].filter((time): time is Date => time !== undefined).map((time) => time.getTime());
+    return { count, oldest: times.length > 0 ? new Date(Math.min(...times)) : undefined };
   }
 }
