@@ -43,6 +43,17 @@ describe('a job round trip: API → Redis → worker → Redis → API', () => {
     expect(text).toMatch(/entia_job_duration_seconds_count\{name="rebuild",outcome="completed"\} 1/);
     expect(text).toMatch(/entia_queue_jobs\{state="waiting"\} 0/);
   });
+
+  it("shows on the first scrape how long the oldest pending entity has waited, counted from its first change", async () => {
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await worker!.registry.metrics())?.[1]);
+    const marks = api.deps.store.control.collection('pending');
+    // As the sweep leaves a mark it could not settle: made now (so no round takes it yet), pending for two minutes.
+    const { insertedId } = await marks.insertOne({ db: t.db, entity: '5f1d7a0c9b1e8a0012345601', depth: 0, at: new Date(), since: new Date(Date.now() - 120_000) });
+    expect(await gauge('entia_derived_pending_oldest_seconds')).toBeGreaterThanOrEqual(120);
+    expect(await gauge('entia_derived_pending_marks')).toBeGreaterThanOrEqual(1);
+    await marks.deleteOne({ _id: insertedId });
+    expect(await gauge('entia_derived_pending_oldest_seconds')).toBeLessThan(120);
+  });
 });
 
 /**

@@ -53,22 +53,37 @@ export function workerMetrics(
     },
   });
 
-  const age = new Gauge({
+  // One read of the marks per scrape, shared by the two gauges below: each sets its own value in its
+  // own collect, so neither shows what an earlier scrape read.
+  let reading: Promise<{ count: number; oldest: number | undefined } | undefined> | undefined;
+  const derived = () =>
+    (reading ??= pending
+      .stats()
+      .then((stats) => {
+        const left = outboxes();
+        const times = [stats.oldest?.getTime(), left.oldest?.getTime()].filter((time): time is number => time !== undefined);
+        return { count: stats.count + left.count, oldest: times.length > 0 ? Math.min(...times) : undefined };
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        reading = undefined;
+      }));
+  new Gauge({
     name: 'entia_derived_pending_oldest_seconds',
-    help: 'Age of the oldest pending mark, or unsettled outbox the last scan could not deliver: how long some derived data has waited to be settled (0 when none waits).',
+    help: 'Age of the oldest pending mark, or unsettled outbox the last scan could not deliver, at scrape time: how long some derived data has waited to be settled (0 when none waits).',
     registers: [registry],
+    async collect() {
+      const found = await derived();
+      if (found) this.set(found.oldest === undefined ? 0 : (Date.now() - found.oldest) / 1000);
+    },
   });
   new Gauge({
     name: 'entia_derived_pending_marks',
     help: 'Pending marks, and unsettled outboxes the last scan could not deliver: entities whose derived data (formulas, labels, inherited rights, outbox) is not settled yet.',
     registers: [registry],
     async collect() {
-      const stats = await pending.stats().catch(() => undefined);
-      if (!stats) return;
-      const { count, oldest } = outboxes();
-      this.set(stats.count + count);
-      const since = Math.min(stats.oldest?.getTime() ?? Infinity, oldest?.getTime() ?? Infinity);
-      age.set(Number.isFinite(since) ? (Date.now() - since) / 1000 : 0);
+      const found = await derived();
+      if (found) this.set(found.count);
     },
   });
 
