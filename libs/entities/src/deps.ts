@@ -30,6 +30,8 @@ export interface SettleDeps {
 /** Object storage as the use cases need it: signed URLs, and whether an upload landed. */
 export interface Objects {
   remove(key: string): Promise<void>;
+  /** Resolves when an upload signed now can work (the bucket is there); throws, answered 503, when not. */
+  whenWritable(): Promise<void>;
   presignUpload(key: string, file: { filename: string; filesize: number; filetype: string }, expiresIn: number): Promise<UploadTarget>;
   /** With `inlineAs`, a URL the browser shows in place as that content type; without, a download. */
   presignDownload(key: string, filename: string, expiresIn: number, inlineAs?: string): Promise<string>;

@@ -5,6 +5,14 @@ import type { EntitiesDeps } from './deps';
 /** Interface §8: a download URL lives 60 seconds. */
 export const DOWNLOAD_URL_SECONDS = 60;
 
+/**
+ * Before a write that hands out upload URLs (it writes file values) is stored: storage must be able
+ * to take the uploads. Throws, answered 503 with nothing stored, when it cannot.
+ */
+export async function uploadsCanWork(deps: EntitiesDeps, written: readonly Value[]): Promise<void> {
+  if (written.some(isFile)) await deps.objects.whenWritable();
+}
+
 /** Written values as the response shows them: each file value with its own signed upload. */
 export async function withUploads(deps: EntitiesDeps, db: string, entityId: string, written: Value[]): Promise<(Value & { upload?: UploadTarget })[]> {
   return Promise.all(

@@ -107,9 +107,16 @@ export interface S3Settings {
   DEPENDENCY_TIMEOUT_MS: number;
 }
 
+/** How long the bucket, once seen, is taken to be there before a write with a file value asks again. */
+export const BUCKET_RECHECK_MS = 5000;
+
 /** The S3-compatible bucket holding file values; nothing else in Entia talks to S3. */
 export class ObjectStore {
   private readonly client: S3Client;
+  // What `ensureBucket` was last asked for, so that a bucket made again gets the same CORS rule.
+  private browserOrigins: BrowserOrigins = [];
+  private bucketSeenAt = Number.NEGATIVE_INFINITY;
+  private bucketCheck: Promise<void> | undefined;
 
   static fromSettings(settings: S3Settings): ObjectStore {
     return new ObjectStore({
@@ -162,7 +169,37 @@ export class ObjectStore {
    * operator's (docs/deployment.md). Storage without per-bucket CORS (MinIO answers
    * `PutBucketCors` with NotImplemented; its CORS is server-wide) still gets its bucket.
    */
-  async ensureBucket(browserOrigins: BrowserOrigins = []): Promise<BucketSetup> {
+  async ensureBucket(browserOrigins: BrowserOrigins = this.browserOrigins): Promise<BucketSetup> {
+    this.browserOrigins = browserOrigins;
+    const setup = await this.makeBucket(browserOrigins);
+    this.bucketSeenAt = Date.now();
+    return setup;
+  }
+
+  /**
+   * Resolves when an upload signed now can work: the bucket was seen within `BUCKET_RECHECK_MS`, or
+   * is there (made again, as `ensureBucket` makes it, when storage lost it). Throws
+   * `StorageUnavailableError` otherwise (answered 503), so that no upload URL is handed out for a
+   * bucket that is not there. Concurrent callers share one check.
+   */
+  async whenWritable(): Promise<void> {
+    if (Date.now() - this.bucketSeenAt < BUCKET_RECHECK_MS) return;
+    this.bucketCheck ??= this.ensureBucket()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Refused credentials or a bucket that cannot be made: no upload can work either.
+          if (error instanceof StorageUnavailableError) throw error;
+          throw new StorageUnavailableError('object storage cannot take uploads now', { cause: error });
+        },
+      )
+      .finally(() => {
+        this.bucketCheck = undefined;
+      });
+    await this.bucketCheck;
+  }
+
+  private async makeBucket(browserOrigins: BrowserOrigins): Promise<BucketSetup> {
     if (await this.bucketExists()) return { created: false, cors: 'untouched' };
     try {
       await this.guard((options) => this.client.send(new CreateBucketCommand({ Bucket: this.bucket }), options));

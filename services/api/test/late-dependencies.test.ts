@@ -1,3 +1,5 @@
+import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { BUCKET_RECHECK_MS } from '@entia/files';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,6 +108,9 @@ describe('processes started while a dependency is away', () => {
     if (dependency === 'storage') {
       // Not needed to start: ready, saying that storage is down and why.
       expect({ status: api.status, degraded: api.body.degraded }).toEqual({ status: 200, degraded: ['storage'] });
+      // But no upload URL is handed out that cannot work: a file value is a quick 503, and its row is
+      // not stored (the invoice's total, checked once storage is back, would count it).
+      expectFastUnavailable(await createRow(services.base, 1, [scanOf(randomBytes(8))]));
     } else {
       // A write meanwhile is a quick 503 with Retry-After, never a hang (and stores nothing).
       expectFastUnavailable(await createRow(services.base, 1));
@@ -118,9 +123,23 @@ describe('processes started while a dependency is away', () => {
     expect(reason?.[dependency]).toEqual(expect.any(String));
   }
 
+  /** Empties and deletes a bucket of this file's MinIO, as storage that lost it would have none. */
+  async function deleteBucket(bucket: string): Promise<void> {
+    const s3 = new S3Client({ endpoint: env.S3_ENDPOINT, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: env.S3_ACCESS_KEY!, secretAccessKey: env.S3_SECRET_KEY! } });
+    try {
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
+      for (const { Key } of listed.Contents ?? []) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
+      await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
+    } finally {
+      s3.destroy();
+    }
+  }
+
+  const scanOf = (bytes: Buffer) => ({ type: 'scan', filename: 'scan.bin', filesize: bytes.length, filetype: 'application/octet-stream' });
+
   async function uploadWorks(base: string): Promise<void> {
     const bytes = randomBytes(64);
-    const created = await createRow(base, 0, [{ type: 'scan', filename: 'scan.bin', filesize: bytes.length, filetype: 'application/octet-stream' }]);
+    const created = await createRow(base, 0, [scanOf(bytes)]);
     expect(created.status).toBe(201);
     const upload = (created.body.properties as { scan: { upload: { url: string; method: string; headers: Record<string, string> } }[] }).scan[0]!.upload;
     const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: bytes });
@@ -158,7 +177,8 @@ describe('processes started while a dependency is away', () => {
     if (how === 'paused') server.pause();
     else await server.kill();
     // Storage: a bucket that does not exist yet, which the API must create once storage answers.
-    const services = await startServices(dependency === 'storage' ? { S3_BUCKET: `late-${randomBytes(4).toString('hex')}` } : {});
+    const bucket = `late-${randomBytes(4).toString('hex')}`;
+    const services = await startServices(dependency === 'storage' ? { S3_BUCKET: bucket } : {});
     const { api, worker, base, workerBase } = services;
     try {
       await new Promise((resolve) => setTimeout(resolve, AWAY_MS));
@@ -177,7 +197,14 @@ describe('processes started while a dependency is away', () => {
       expect((await createRow(base, amount)).status).toBe(201);
       sum += amount;
       await eventually(() => total(base), (body) => body.entity?.total?.[0]?.number === sum, RECOVERY_MS);
-      if (dependency === 'storage') await uploadWorks(base);
+      if (dependency === 'storage') {
+        await uploadWorks(base);
+        // Storage that loses the bucket (wiped, or a new empty volume) gets it again from the next
+        // write that hands out an upload URL, once the last check has aged: no restart.
+        await deleteBucket(bucket);
+        await new Promise((resolve) => setTimeout(resolve, BUCKET_RECHECK_MS));
+        await uploadWorks(base);
+      }
 
       // The same processes all along: nothing restarted them.
       expect({ api: api.child.exitCode, worker: worker.child.exitCode }).toEqual({ api: null, worker: null });

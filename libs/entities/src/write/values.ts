@@ -18,7 +18,7 @@ import { newId, type PasskeyKey } from '@entia/store';
 import { checkAgainstDatabase } from '../checks';
 import type { EntitiesDeps } from '../deps';
 import { isSchemaEntity, schemaOf } from '../definitions';
-import { removeAgainLater, withUploads } from '../files';
+import { removeAgainLater, uploadsCanWork, withUploads } from '../files';
 import { keyRecords } from '../keys';
 import { addressable } from '../read';
 import { signedIn, type Tenant } from '../tenant';
@@ -95,6 +95,7 @@ async function insertEntity(deps: EntitiesDeps, tenant: Tenant, items: ValueInpu
   const result = applyWrite(undefined, numberedItems, ctx);
   const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, true);
   const { stored, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+  await uploadsCanWork(deps, values);
   const { entity } = stored;
   const { outbox, history, events } = creationOf(tenant, schema, entity, recordedAs(ctx, 1));
   const keys = await keyRecords(deps, tenant, id, result, options.passkey);
@@ -136,6 +137,7 @@ async function changeValues(
     const result = applyWrite(current.entity, numberedItems, ctx);
     const targets = await checkAgainstDatabase(deps, tenant, { _id: id, properties: result.properties }, result, caller, type, schema.types, false);
     const { stored: next, written: values } = completed({ _id: id, properties: result.properties }, result, targets, type, ctx);
+    await uploadsCanWork(deps, values);
     const { entity } = next;
     const outbox = outboxOf(tenant, schema, current.entity, entity, result.removed, recordedAs(ctx, current.version + 1));
     const keys = await keyRecords(deps, tenant, id, result, credential?.passkey);
