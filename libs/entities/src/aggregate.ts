@@ -34,10 +34,10 @@ export async function aggregateEntity(deps: EntitiesDeps, tenant: Tenant, reques
 
 /** Whether the entity's derived data may still change because of writes already acknowledged, and since when. */
 export async function pendingOf(deps: EntitiesDeps, tenant: Tenant, id: string): Promise<{ pending: false } | { pending: true; since: string }> {
-  await readable(tenant, id);
-  const [marks, stored] = await Promise.all([deps.store.registry.pending.of(tenant.name, id), tenant.entities.stored(id)]);
+  const { unsettled } = await readable(tenant, id);
+  const marks = await deps.store.registry.pending.of(tenant.name, id);
   // Marked by what it reads, or by its own outbox (since the oldest work still in it).
-  const since = [...marks.map((mark) => pendingSince(mark).getTime()), ...(stored?.unsettled ? [stored.unsettled.getTime()] : [])];
+  const since = [...marks.map((mark) => pendingSince(mark).getTime()), ...(unsettled ? [unsettled.getTime()] : [])];
   if (since.length === 0) return { pending: false };
   return { pending: true, since: new Date(Math.min(...since)).toISOString() };
 }

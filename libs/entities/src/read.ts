@@ -8,7 +8,7 @@ export function visible<T extends Versioned>(found: T | undefined, caller: Calle
 }
 
 /** Reads an entity the caller may read, or 404. */
-export async function readable(tenant: Tenant, id: string, writing = false): Promise<Versioned> {
+export async function readable(tenant: Tenant, id: string, writing = false): Promise<Stored> {
   const found = await tenant.entities.get(id);
   if (!visible(found, tenant.caller, writing)) throw notFound(`No entity ${id}.`);
   return found;

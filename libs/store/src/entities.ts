@@ -90,7 +90,8 @@ export class EntityCollection {
     return ensureIndexes(this.collection, ENTITY_INDEXES);
   }
 
-  async get(id: string): Promise<Versioned | undefined> {
+  /** The entity as stored, unless deleted (with its outbox: whether it has work unsettled). */
+  async get(id: string): Promise<Stored | undefined> {
     const found = await this.stored(id);
     return found && !found.deleted ? found : undefined;
   }

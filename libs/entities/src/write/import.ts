@@ -50,7 +50,8 @@ function refusalOf(index: number, error: unknown): unknown {
  * rights, references, `reference_query`s) and materialised the same way, then inserted in batches
  * through the one write path (`EntityWriter.createMany`, each entity with its outbox). What a
  * batch references is loaded once for the batch. Not atomic across batches: a refusal or failure
- * leaves the batches before it stored (a refused batch stores nothing), as a run of creates would. Types and property definitions are refused: each is checked against the
+ * leaves the batches before it stored (a refused batch stores nothing), as a run of creates would.
+ * Types and property definitions are refused: each is checked against the
  * others of its kind under the database's schema lease, so they are created one by one (`createEntity`). No
  * upload URL is signed: an import brings values, not objects. Resolves to the new ids, in input
  * order.
